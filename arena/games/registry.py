@@ -1,0 +1,163 @@
+"""The registry of rulesets by id, with player-count limits and typed options."""
+
+from __future__ import annotations
+
+import types
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from arena.games.base import GameState
+
+
+class GameConfigError(ValueError):
+    """A bad ruleset id, player count or option; the message lists what is allowed."""
+
+
+class OptionInfo(msgspec.Struct, frozen=True):
+    """One option of a ruleset, for `arena games` and for error messages."""
+
+    name: str
+    allowed: str
+    default: Any
+    help: str
+
+
+def _allowed(tp: Any) -> str:
+    """Human form of an option's type: `10|15|20`, `true|false`, `integer >= 1`."""
+    origin = typing.get_origin(tp)
+    if origin is typing.Annotated:
+        base, *metas = typing.get_args(tp)
+        text = _allowed(base)
+        for meta in metas:
+            if isinstance(meta, msgspec.Meta) and meta.ge is not None:
+                text = f"{text} >= {meta.ge}"
+        return text
+    if origin is typing.Literal:
+        return "|".join(
+            str(a).lower() if isinstance(a, bool) else str(a) for a in typing.get_args(tp)
+        )
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(_allowed(a) for a in typing.get_args(tp))
+    if tp is bool:
+        return "true|false"
+    if tp is int:
+        return "integer"
+    if tp is type(None):
+        return "none"
+    return getattr(tp, "__name__", str(tp))
+
+
+def _help(tp: Any) -> str:
+    if typing.get_origin(tp) is typing.Annotated:
+        for meta in typing.get_args(tp)[1:]:
+            if isinstance(meta, msgspec.Meta) and meta.description:
+                return meta.description
+    return ""
+
+
+def describe_options(options_type: type[msgspec.Struct]) -> list[OptionInfo]:
+    """The options of a ruleset with allowed values, defaults and help."""
+    hints = typing.get_type_hints(options_type, include_extras=True)
+    out = []
+    for field in msgspec.structs.fields(options_type):
+        tp = hints[field.name]
+        default = None if field.default is msgspec.NODEFAULT else field.default
+        out.append(OptionInfo(field.name, _allowed(tp), default, _help(tp)))
+    return out
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """One playable ruleset: id, seat limits, options and how to start a game."""
+
+    id: str
+    title: str
+    summary: str
+    min_players: int
+    max_players: int
+    options_type: type[msgspec.Struct]
+    state_type: type[GameState[Any, Any]]
+    factory: Callable[[int, Any, int], GameState[Any, Any]]
+
+    @property
+    def action_type(self) -> Any:
+        return self.state_type.action_type
+
+    @property
+    def player_counts(self) -> str:
+        if self.min_players == self.max_players:
+            return str(self.min_players)
+        return f"{self.min_players}-{self.max_players}"
+
+    def options(self, raw: Mapping[str, Any] | msgspec.Struct | None = None) -> Any:
+        """Typed options from a mapping (strings such as "true" or "20" are accepted)."""
+        if isinstance(raw, self.options_type):
+            return raw
+        if isinstance(raw, msgspec.Struct):
+            raw = msgspec.structs.asdict(raw)
+        raw = dict(raw or {})
+        infos = {o.name: o for o in describe_options(self.options_type)}
+        listing = "; ".join(f"{o.name}={o.allowed} (default {o.default})" for o in infos.values())
+        for name in raw:
+            if name not in infos:
+                known = listing or "it has no options"
+                raise GameConfigError(f"{self.id} has no option '{name}'; options: {known}")
+        try:
+            return msgspec.convert(raw, self.options_type, strict=False)
+        except msgspec.ValidationError as exc:
+            text = str(exc)
+            name = text.rsplit("`$.", 1)[-1].rstrip("`") if "`$." in text else None
+            if name in infos:
+                info = infos[name]
+                raise GameConfigError(
+                    f"bad value {raw.get(name)!r} for {self.id} option '{name}': "
+                    f"allowed {info.allowed}"
+                ) from None
+            raise GameConfigError(f"bad options for {self.id}: {text}") from None
+
+    def check_players(self, players: int) -> None:
+        if not self.min_players <= players <= self.max_players:
+            raise GameConfigError(f"{self.id} takes {self.player_counts} players, not {players}")
+
+    def new_game(
+        self, players: int, options: Mapping[str, Any] | msgspec.Struct | None = None, seed: int = 0
+    ) -> GameState[Any, Any]:
+        """Start a game: the only entry point to a ruleset's rules."""
+        self.check_players(players)
+        return self.factory(players, self.options(options), seed)
+
+
+_REGISTRY: dict[str, Ruleset] = {}
+
+
+def register(ruleset: Ruleset) -> Ruleset:
+    if ruleset.id in _REGISTRY:
+        raise ValueError(f"ruleset {ruleset.id!r} registered twice")
+    _REGISTRY[ruleset.id] = ruleset
+    return ruleset
+
+
+def all_rulesets() -> list[Ruleset]:
+    return list(_REGISTRY.values())
+
+
+def get_ruleset(ruleset_id: str) -> Ruleset:
+    try:
+        return _REGISTRY[ruleset_id]
+    except KeyError:
+        known = ", ".join(_REGISTRY)
+        raise GameConfigError(f"unknown ruleset '{ruleset_id}'; choose one of: {known}") from None
+
+
+def new_game(
+    ruleset_id: str,
+    players: int,
+    options: Mapping[str, Any] | msgspec.Struct | None = None,
+    seed: int = 0,
+) -> GameState[Any, Any]:
+    """Start a game of `ruleset_id` for `players` seats from a seed."""
+    return get_ruleset(ruleset_id).new_game(players, options, seed)
