@@ -117,6 +117,10 @@ class GameState(ABC, Generic[A, Obs]):
         """Length of the full event log; pass it back as `start` to get only newer events."""
         return len(self._log)
 
+    def events_since(self, start: int = 0) -> list[tuple[Audience, msgspec.Struct]]:
+        """Every event from position `start`, with who may see it (for records and replays)."""
+        return self._log[start:]
+
     def events_for(self, seat: int, start: int = 0) -> list[msgspec.Struct]:
         """The events from position `start` of the log that `seat` is allowed to see."""
         return [e for aud, e in self._log[start:] if aud is None or seat in aud]

@@ -49,6 +49,9 @@ class Dealt(Struct, tag="dealt", frozen=True):
     round: int
     hand: list[str]
 
+    def text(self) -> str:
+        return f"is dealt {' '.join(self.hand)}"
+
 
 class RoundStarted(Struct, tag="round_started", frozen=True):
     round: int
@@ -56,19 +59,31 @@ class RoundStarted(Struct, tag="round_started", frozen=True):
     hand_sizes: list[int]
     aside: int
 
+    def text(self) -> str:
+        return f"round {self.round}: seat {self.leader} leads; {self.aside} cards set aside unseen"
+
 
 class Played(Struct, tag="played", frozen=True):
     seat: int
     cards: tuple[str, ...]
 
+    def text(self) -> str:
+        return f"seat {self.seat} plays {' '.join(self.cards)}"
+
 
 class Passed(Struct, tag="passed", frozen=True):
     seat: int
+
+    def text(self) -> str:
+        return f"seat {self.seat} passes"
 
 
 class Took(Struct, tag="took", frozen=True):
     seat: int
     card: str
+
+    def text(self) -> str:
+        return f"seat {self.seat} takes back {self.card}"
 
 
 class TrickWon(Struct, tag="trick_won", frozen=True):
@@ -76,12 +91,20 @@ class TrickWon(Struct, tag="trick_won", frozen=True):
 
     seat: int
 
+    def text(self) -> str:
+        return f"seat {self.seat} wins the trick and leads next"
+
 
 class RoundOver(Struct, tag="round_over", frozen=True):
     round: int
     scores: list[int]
     totals: list[int]
     game_over: bool
+
+    def text(self) -> str:
+        nums = " ".join(map(str, self.scores))
+        tots = " ".join(map(str, self.totals))
+        return f"round {self.round} over: points {nums}; totals {tots}"
 
 
 OdinEvent = Dealt | RoundStarted | Played | Passed | Took | TrickWon | RoundOver

@@ -37,9 +37,7 @@ def _allowed(tp: Any) -> str:
                 text = f"{text} >= {meta.ge}"
         return text
     if origin is typing.Literal:
-        return "|".join(
-            str(a).lower() if isinstance(a, bool) else str(a) for a in typing.get_args(tp)
-        )
+        return "|".join(show_value(a) for a in typing.get_args(tp))
     if origin in (typing.Union, types.UnionType):
         return " or ".join(_allowed(a) for a in typing.get_args(tp))
     if tp is bool:
@@ -49,6 +47,15 @@ def _allowed(tp: Any) -> str:
     if tp is type(None):
         return "none"
     return getattr(tp, "__name__", str(tp))
+
+
+def show_value(value: Any) -> str:
+    """An option value as a user types it: true, none, 15."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return str(value).lower()
+    return str(value)
 
 
 def _help(tp: Any) -> str:
@@ -101,7 +108,9 @@ class Ruleset:
             raw = msgspec.structs.asdict(raw)
         raw = dict(raw or {})
         infos = {o.name: o for o in describe_options(self.options_type)}
-        listing = "; ".join(f"{o.name}={o.allowed} (default {o.default})" for o in infos.values())
+        listing = "; ".join(
+            f"{o.name}={o.allowed} (default {show_value(o.default)})" for o in infos.values()
+        )
         for name in raw:
             if name not in infos:
                 known = listing or "it has no options"

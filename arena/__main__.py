@@ -1,0 +1,3 @@
+from arena.cli import app
+
+app(prog_name="arena")

@@ -1,0 +1,38 @@
+"""A game between uniformly random players, played in process: the rules engine at work."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from arena.display import event_text
+from arena.games import Outcome, new_game
+
+
+def random_game(
+    ruleset: str,
+    players: int,
+    options: Mapping[str, Any] | None = None,
+    seed: int = 0,
+    on_line: Callable[[str], None] | None = None,
+) -> Outcome:
+    """Play one game with random legal actions (seeded) and report every event as a line."""
+    state = new_game(ruleset, players, options, seed)
+    chooser = random.Random(seed ^ 0x5EED)
+    seen = 0
+
+    def flush() -> Iterator[str]:
+        nonlocal seen
+        for audience, event in state.events_since(seen):
+            yield event_text(event, audience)
+        seen = state.event_count
+
+    emit = on_line or (lambda _line: None)
+    for line in flush():
+        emit(line)
+    while not state.is_terminal:
+        state.apply(chooser.choice(state.legal_actions()))
+        for line in flush():
+            emit(line)
+    return state.outcome()
