@@ -1,0 +1,251 @@
+"""One bot process: spawn it in its own process group, exchange lines, enforce deadlines, kill.
+
+The referee never blocks on a bot: stdout is read by a background task into a
+channel, so a dead bot is noticed at once (end of file) and a silent one only
+costs its deadline. Lines are capped in size and stderr is kept to a bound.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+import msgspec
+import trio
+
+from protocol.messages import MAX_LINE_BYTES
+
+FaultKind = Literal["startup", "timeout", "crash", "malformed", "schema", "illegal"]
+STDERR_LIMIT = 64 * 1024
+MANIFEST = "bot.toml"
+
+
+class BotSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """How to start a bot: its name, command line, working directory and extra environment."""
+
+    name: str
+    command: list[str]
+    cwd: str | None = None
+    env: dict[str, str] = msgspec.field(default_factory=dict)
+
+    def argv(self) -> list[str]:
+        """The command with `{python}` replaced by this interpreter (which has `protocol`)."""
+        return [sys.executable if part == "{python}" else part for part in self.command]
+
+
+class BotSpecError(ValueError):
+    """A bot could not be named: no such folder or command, or a bad manifest."""
+
+
+class _Manifest(msgspec.Struct, forbid_unknown_fields=True):
+    name: str
+    command: list[str] | str
+    env: dict[str, str] = msgspec.field(default_factory=dict)
+
+
+def load_bot(text: str) -> BotSpec:
+    """A bot from a folder holding `bot.toml` (name, command), or from a command line."""
+    path = Path(text)
+    if path.is_dir():
+        manifest = path / MANIFEST
+        if not manifest.is_file():
+            raise BotSpecError(f"{path} has no {MANIFEST} (with name = ... and command = [...])")
+        try:
+            data = msgspec.convert(tomllib.loads(manifest.read_text()), _Manifest)
+        except (tomllib.TOMLDecodeError, msgspec.ValidationError) as exc:
+            raise BotSpecError(f"{manifest}: {exc}") from None
+        command = shlex.split(data.command) if isinstance(data.command, str) else data.command
+        if not command:
+            raise BotSpecError(f"{manifest}: the command is empty")
+        return BotSpec(data.name, command, str(path.resolve()), data.env)
+    command = shlex.split(text)
+    if not command:
+        raise BotSpecError("an empty bot command")
+    name = Path(command[-1]).stem if len(command) > 1 else Path(command[0]).name
+    return BotSpec(name, command)
+
+
+class BotFault(Exception):
+    """A bot broke the protocol; `kind` is one of the fault taxonomy's kinds."""
+
+    def __init__(self, kind: FaultKind, reason: str, overrun_ms: float | None = None) -> None:
+        super().__init__(reason)
+        self.kind: FaultKind = kind
+        self.reason = reason
+        self.overrun_ms = overrun_ms
+
+
+class _Eof:
+    pass
+
+
+class _TooLong:
+    pass
+
+
+_EOF, _TOO_LONG = _Eof(), _TooLong()
+Incoming = tuple[bytes | _Eof | _TooLong, float]
+
+
+class BotProcess:
+    """A running bot: lines in and out with deadlines, stderr kept, killed as a group."""
+
+    def __init__(
+        self, spec: BotSpec, *, max_line: int = MAX_LINE_BYTES, stderr_limit: int = STDERR_LIMIT
+    ) -> None:
+        self.spec = spec
+        self.max_line = max_line
+        self.stderr_limit = stderr_limit
+        self.process: trio.Process | None = None
+        self._stderr = bytearray()
+        self._stderr_dropped = 0
+        self._send, self._receive = trio.open_memory_channel[Incoming](64)
+        self.killed = False
+
+    # -- life cycle ------------------------------------------------------------
+    async def start(self, nursery: trio.Nursery) -> None:
+        """Spawn the process in a new session (its own process group); raise a startup fault."""
+        env = {**os.environ, **self.spec.env}
+        try:
+            self.process = await trio.lowlevel.open_process(
+                self.spec.argv(),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=self.spec.cwd,
+                env=env,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise BotFault("startup", f"could not start {self.spec.command!r}: {exc}") from None
+        nursery.start_soon(self._read_stdout)
+        nursery.start_soon(self._drain_stderr)
+
+    def kill(self) -> None:
+        """Kill the bot's whole process group (children included). Safe to call twice."""
+        proc = self.process
+        if proc is None or self.killed:
+            return
+        self.killed = True
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+
+    async def close(self, grace: float = 0.0) -> None:
+        """Give the bot `grace` seconds to exit by itself, then kill its group and reap it."""
+        proc = self.process
+        if proc is None:
+            return
+        with trio.CancelScope(shield=True):
+            if grace > 0 and not self.killed:
+                with trio.move_on_after(grace):
+                    await proc.wait()
+            self.kill()
+            with trio.move_on_after(5):
+                await proc.wait()
+            for stream in (proc.stdin, proc.stdout, proc.stderr):
+                if stream is not None:
+                    with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
+                        await stream.aclose()
+
+    @property
+    def returncode(self) -> int | None:
+        return None if self.process is None else self.process.returncode
+
+    def stderr_text(self) -> str:
+        text = self._stderr.decode("utf-8", "replace")
+        if self._stderr_dropped:
+            text += f"\n[... {self._stderr_dropped} more bytes of stderr dropped]"
+        return text
+
+    # -- background readers ------------------------------------------------------
+    async def _read_stdout(self) -> None:
+        assert self.process is not None and self.process.stdout is not None
+        stream = self.process.stdout
+        buf = bytearray()
+        send = self._send
+        try:
+            while True:
+                try:
+                    chunk = await stream.receive_some(65536)
+                except (trio.ClosedResourceError, trio.BrokenResourceError):
+                    chunk = b""
+                now = trio.current_time()
+                if not chunk:
+                    await send.send((_EOF, now))
+                    return
+                start = 0
+                while True:
+                    nl = chunk.find(b"\n", start)
+                    if nl < 0:
+                        buf += chunk[start:]
+                        break
+                    buf += chunk[start:nl]
+                    if len(buf) > self.max_line:
+                        break
+                    await send.send((bytes(buf), now))
+                    buf.clear()
+                    start = nl + 1
+                if len(buf) > self.max_line:
+                    # A line over the cap: stop reading (the bot is killed by the referee).
+                    await send.send((_TOO_LONG, now))
+                    return
+        except trio.ClosedResourceError:
+            return
+
+    async def _drain_stderr(self) -> None:
+        assert self.process is not None and self.process.stderr is not None
+        stream = self.process.stderr
+        with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
+            while chunk := await stream.receive_some(65536):
+                room = self.stderr_limit - len(self._stderr)
+                if room > 0:
+                    self._stderr += chunk[:room]
+                self._stderr_dropped += max(0, len(chunk) - max(room, 0))
+
+    # -- the exchange ---------------------------------------------------------------
+    def _exit_reason(self) -> str:
+        code = self.returncode
+        if code is None:
+            return "closed its output"
+        if code < 0:
+            with contextlib.suppress(ValueError):
+                return f"was killed by {signal.Signals(-code).name}"
+        return f"exited with status {code}"
+
+    async def send(self, line: bytes, deadline: float) -> None:
+        """Write one line before `deadline` (trio clock); a bot that stopped reading times out."""
+        assert self.process is not None and self.process.stdin is not None
+        with trio.move_on_at(deadline) as scope:
+            try:
+                await self.process.stdin.send_all(line)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                raise BotFault("crash", "stopped reading its input (the pipe is closed)") from None
+        if scope.cancelled_caught:
+            raise BotFault("timeout", "did not read its input in time")
+
+    def pending(self) -> bool:
+        """Whether the bot has written something that no request asked for."""
+        return self._receive.statistics().current_buffer_used > 0
+
+    async def receive(self, deadline: float) -> tuple[bytes, float]:
+        """The next line and the trio time it arrived; faults on EOF, over-long line or no line."""
+        with trio.move_on_at(deadline):
+            item, at = await self._receive.receive()
+            if isinstance(item, _Eof):
+                with trio.move_on_after(0.5):
+                    assert self.process is not None
+                    await self.process.wait()
+                raise BotFault("crash", f"{self._exit_reason()} before answering")
+            if isinstance(item, _TooLong):
+                raise BotFault("malformed", f"wrote a line longer than {self.max_line} bytes")
+            return item, at
+        raise BotFault("timeout", "no answer in time")

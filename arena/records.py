@@ -1,0 +1,86 @@
+"""Game records: one JSON object per finished game, appended as JSON lines."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Literal
+
+import msgspec
+
+from arena.bot import FaultKind
+
+RECORD_VERSION = 1
+
+
+class Fault(msgspec.Struct, frozen=True):
+    """A bot broke the protocol: which, at which decision, what kind and why."""
+
+    seat: int
+    bot: str
+    kind: FaultKind
+    decision: int | None
+    reason: str
+    overrun_ms: float | None = None
+
+
+class Move(msgspec.Struct, frozen=True):
+    """One applied action: who made it, how long the bot took, and who chose it."""
+
+    seat: int
+    action: Any
+    ms: float
+    by: Literal["bot", "fallback"] = "bot"
+
+
+class SeatRecord(msgspec.Struct, frozen=True):
+    seat: int
+    bot: str
+    command: list[str]
+
+
+class GameRecord(msgspec.Struct, frozen=True):
+    """Everything needed to replay a game exactly, and its result under the fault policy."""
+
+    ruleset: str
+    options: dict[str, Any]
+    seed: int
+    players: int
+    seats: list[SeatRecord]
+    moves: list[Move]
+    faults: list[Fault]
+    scores: list[float]
+    game_ranks: list[int]
+    ranks: list[int]
+    seconds: float
+    stderr: list[str]
+    version: int = RECORD_VERSION
+
+
+_encoder = msgspec.json.Encoder()
+_decoder = msgspec.json.Decoder(GameRecord)
+
+
+def append_record(path: str | os.PathLike[str], record: GameRecord) -> None:
+    """Append one record as a line and flush it to disk, so a crash loses no finished game."""
+    line = _encoder.encode(record) + b"\n"
+    with open(path, "ab") as fh:
+        fh.write(line)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def read_records(path: str | os.PathLike[str]) -> Iterator[GameRecord]:
+    """Every record in a JSON-lines file; a torn last line (crash mid-write) is skipped."""
+    with open(Path(path), "rb") as fh:
+        lines = fh.read().split(b"\n")
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            yield _decoder.decode(line)
+        except msgspec.DecodeError as exc:
+            if number == len(lines) or (number == len(lines) - 1 and not lines[-1]):
+                return
+            raise ValueError(f"{path}:{number}: not a game record: {exc}") from None

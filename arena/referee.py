@@ -1,0 +1,317 @@
+"""The referee: one game between bot processes, on trio.
+
+Each bot gets only messages built from its own seat's observation. Every
+fault is typed (see `arena.bot.FaultKind`) and has one policy: the bot is
+killed, its seat is played on by a seeded random fallback so that the other
+bots' game finishes, and it is ranked last (in a 2-player game: it loses).
+Whatever happens, every bot's process group is killed before `play_game` returns.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+import msgspec
+import trio
+
+from arena.bot import STDERR_LIMIT, BotFault, BotProcess, BotSpec
+from arena.games import GameState, IllegalAction, get_ruleset
+from arena.games.base import Audience, describe
+from arena.records import Fault, GameRecord, Move, SeatRecord
+from protocol.messages import (
+    MAX_LINE_BYTES,
+    PROTOCOL_VERSION,
+    Choice,
+    GameOver,
+    Hello,
+    Limits,
+    Ready,
+    Request,
+    bot_decoder,
+    encode_line,
+)
+
+
+class RefereeConfig(msgspec.Struct, frozen=True):
+    """Clock and bounds for one game."""
+
+    limits: Limits = Limits(startup_ms=10_000, move_ms=1_000)
+    late_grace_ms: int = 500  # how long to wait past a deadline to measure a late reply
+    exit_grace_ms: int = 200  # how long a bot may take to exit after game_over
+    max_line: int = MAX_LINE_BYTES
+    stderr_limit: int = STDERR_LIMIT
+
+
+class Connection(Protocol):
+    """What the referee needs of a bot; `BotProcess` is the real one."""
+
+    spec: BotSpec
+
+    async def start(self, nursery: trio.Nursery) -> None: ...
+    async def send(self, line: bytes, deadline: float) -> None: ...
+    async def receive(self, deadline: float) -> tuple[bytes, float]: ...
+    def pending(self) -> bool: ...
+    def kill(self) -> None: ...
+    async def close(self, grace: float = 0.0) -> None: ...
+    def stderr_text(self) -> str: ...
+
+
+Observer = Callable[[GameState[Any, Any], list[tuple[Audience, msgspec.Struct]]], None]
+
+
+def ranks_with_faults(game_ranks: Sequence[int], faulted: set[int]) -> list[int]:
+    """Faulting seats share the last place; the others keep their order among themselves."""
+    ok = [s for s in range(len(game_ranks)) if s not in faulted]
+    ranks = [len(ok) + 1] * len(game_ranks)
+    for s in ok:
+        ranks[s] = 1 + sum(1 for o in ok if game_ranks[o] < game_ranks[s])
+    return ranks
+
+
+def fallback_rng(seed: int) -> random.Random:
+    """The generator of fallback moves; derived from the game seed, so records replay."""
+    return random.Random(f"arena-fallback:{seed}")
+
+
+class _Game:
+    """The state of one refereed game: the rules state, the connections, the record."""
+
+    def __init__(
+        self,
+        ruleset_id: str,
+        conns: Sequence[Connection],
+        options: Any,
+        seed: int,
+        config: RefereeConfig,
+        observer: Observer | None,
+    ) -> None:
+        self.ruleset = get_ruleset(ruleset_id)
+        self.options = self.ruleset.options(options)
+        self.state = self.ruleset.new_game(len(conns), self.options, seed)
+        self.seed = seed
+        self.conns = list(conns)
+        self.config = config
+        self.observer = observer
+        self.decoder = bot_decoder(self.ruleset.action_type)
+        self.fallback = fallback_rng(seed)
+        n = len(conns)
+        self.cursor = [0] * n
+        self.bank = [float(config.limits.bank_ms)] * n
+        self.out: set[int] = set()
+        self.faults: list[Fault] = []
+        self.moves: list[Move] = []
+        self.decision = 0
+        self._seen = 0
+
+    # -- faults ----------------------------------------------------------------
+    def fault(self, seat: int, exc: BotFault | IllegalAction, decision: int | None) -> None:
+        if isinstance(exc, IllegalAction):
+            kind, reason, overrun = "illegal", str(exc), None
+        else:
+            kind, reason, overrun = exc.kind, exc.reason, exc.overrun_ms
+        self.faults.append(
+            Fault(seat, self.conns[seat].spec.name, kind, decision, reason, overrun)  # type: ignore[arg-type]
+        )
+        self.out.add(seat)
+        self.conns[seat].kill()
+
+    # -- handshake -----------------------------------------------------------------
+    async def handshake(self, nursery: trio.Nursery, seat: int) -> None:
+        conn = self.conns[seat]
+        limits = self.config.limits
+        deadline = trio.current_time() + limits.startup_ms / 1000
+        hello = Hello(
+            protocol=PROTOCOL_VERSION,
+            ruleset=self.ruleset.id,
+            options=msgspec.to_builtins(self.options),
+            seat=seat,
+            players=len(self.conns),
+            limits=limits,
+        )
+        try:
+            await conn.start(nursery)
+            await conn.send(encode_line(hello), deadline)
+            line, _ = await conn.receive(deadline)
+            try:
+                msg = self.decoder.decode(line)
+            except msgspec.DecodeError as exc:
+                raise BotFault("startup", f"answered hello with {_snippet(line)}: {exc}") from None
+            if not isinstance(msg, Ready):
+                raise BotFault("startup", "answered hello with an action instead of ready")
+        except BotFault as exc:
+            if exc.kind != "startup":
+                exc = BotFault("startup", f"{exc.reason} (during the handshake)")
+            self.fault(seat, exc, None)
+
+    # -- one decision --------------------------------------------------------------------
+    async def ask(self, seat: int, legal: list[Any]) -> tuple[Any, float]:
+        conn = self.conns[seat]
+        if conn.pending():
+            raise BotFault("malformed", "wrote a line that no request asked for")
+        state = self.state
+        events = state.events_for(seat, self.cursor[seat])
+        self.cursor[seat] = state.event_count
+        limits = self.config.limits
+        allowance = limits.move_ms + self.bank[seat]
+        request = Request(
+            decision=self.decision,
+            observation=state.observation(seat),
+            actions=legal,
+            events=events,
+            time_ms=allowance,
+            bank_ms=self.bank[seat],
+        )
+        start = trio.current_time()
+        deadline = start + allowance / 1000
+        await conn.send(encode_line(request), deadline)
+        try:
+            line, at = await conn.receive(deadline)
+        except BotFault as exc:
+            if exc.kind != "timeout":
+                raise
+            grace = self.config.late_grace_ms
+            try:
+                _, at = await conn.receive(deadline + grace / 1000)
+            except BotFault as late:
+                if late.kind != "timeout":
+                    raise late from None
+                raise BotFault(
+                    "timeout", f"no answer within {allowance:.0f} ms (waited {grace} ms more)"
+                ) from None
+            overrun = (at - deadline) * 1000
+            raise BotFault(
+                "timeout", f"answered {overrun:.0f} ms after its {allowance:.0f} ms", overrun
+            ) from None
+        elapsed = (at - start) * 1000
+        if limits.bank_ms or limits.increment_ms:
+            self.bank[seat] += limits.increment_ms - max(0.0, elapsed - limits.move_ms)
+        try:
+            msg = self.decoder.decode(line)
+        except msgspec.ValidationError as exc:
+            raise BotFault("schema", f"sent {_snippet(line)}: {exc}") from None
+        except msgspec.DecodeError as exc:
+            raise BotFault(
+                "malformed", f"sent {_snippet(line)}, which is not JSON: {exc}"
+            ) from None
+        if not isinstance(msg, Choice):
+            raise BotFault("schema", "sent ready when an action was due")
+        if (msg.index is None) == (msg.action is None):
+            raise BotFault("schema", "an action message needs exactly one of index or action")
+        if msg.index is not None:
+            if not 0 <= msg.index < len(legal):
+                raise IllegalAction(
+                    {"index": msg.index}, f"index out of range: {len(legal)} actions were offered"
+                )
+            return legal[msg.index], elapsed
+        return msg.action, elapsed
+
+    def notify(self) -> None:
+        if self.observer is not None:
+            new = self.state.events_since(self._seen)
+            self._seen = self.state.event_count
+            self.observer(self.state, new)
+
+    async def play(self) -> None:
+        state = self.state
+        self.notify()
+        while not state.is_terminal:
+            seat = state.current_player
+            assert seat is not None
+            legal = state.legal_actions()
+            ms, by = 0.0, "bot"
+            if seat not in self.out:
+                try:
+                    action, ms = await self.ask(seat, legal)
+                    state.apply(action)
+                except (BotFault, IllegalAction) as exc:
+                    self.fault(seat, exc, self.decision)
+            if len(self.moves) == len(state.history):  # not applied: the fallback decides
+                by = "fallback"
+                state.apply(self.fallback.choice(legal))
+            self.moves.append(Move(seat, state.history[-1][1], round(ms, 3), by))  # type: ignore[arg-type]
+            self.decision += 1
+            self.notify()
+
+    async def finish(self, ranks: list[int], scores: list[float]) -> None:
+        """Tell every live bot the result, then give them a moment to exit."""
+        deadline = trio.current_time() + 1.0
+        fault_text = [f"seat {f.seat}: {f.kind}: {f.reason}" for f in self.faults]
+        for seat, conn in enumerate(self.conns):
+            if seat in self.out:
+                continue
+            msg = GameOver(
+                scores=scores,
+                ranks=ranks,
+                events=self.state.events_for(seat, self.cursor[seat]),
+                seed=self.seed,
+                faults=fault_text,
+            )
+            with contextlib.suppress(BotFault):
+                await conn.send(encode_line(msg), deadline)
+
+
+def _snippet(line: bytes, limit: int = 80) -> str:
+    text = line[:limit].decode("utf-8", "replace")
+    return repr(text + ("..." if len(line) > limit else ""))
+
+
+async def play_game(
+    ruleset_id: str,
+    bots: Sequence[BotSpec],
+    *,
+    options: Any = None,
+    seed: int = 0,
+    config: RefereeConfig | None = None,
+    connect: Callable[[BotSpec], Connection] | None = None,
+    observer: Observer | None = None,
+) -> GameRecord:
+    """Play one game between `bots` (seat i is bots[i]) and return its record."""
+    config = config or RefereeConfig()
+    ruleset = get_ruleset(ruleset_id)
+    ruleset.check_players(len(bots))
+
+    def make(spec: BotSpec) -> Connection:
+        if connect is not None:
+            return connect(spec)
+        return BotProcess(spec, max_line=config.max_line, stderr_limit=config.stderr_limit)
+
+    conns = [make(spec) for spec in bots]
+    game = _Game(ruleset_id, conns, options, seed, config, observer)
+    started = time.perf_counter()
+    async with trio.open_nursery() as nursery:
+        try:
+            async with trio.open_nursery() as starting:
+                for seat in range(len(conns)):
+                    starting.start_soon(game.handshake, nursery, seat)
+            await game.play()
+            outcome = game.state.outcome()
+            ranks = ranks_with_faults(outcome.ranks, game.out)
+            scores = [float(s) for s in outcome.scores]
+            await game.finish(ranks, scores)
+        finally:
+            with trio.CancelScope(shield=True):
+                async with trio.open_nursery() as closing:
+                    for conn in conns:
+                        closing.start_soon(conn.close, config.exit_grace_ms / 1000)
+            nursery.cancel_scope.cancel()
+    return GameRecord(
+        ruleset=ruleset.id,
+        options=msgspec.to_builtins(game.options),
+        seed=seed,
+        players=len(bots),
+        seats=[SeatRecord(i, b.name, b.command) for i, b in enumerate(bots)],
+        moves=game.moves,
+        faults=game.faults,
+        scores=scores,
+        game_ranks=list(outcome.ranks),
+        ranks=ranks,
+        seconds=round(time.perf_counter() - started, 3),
+        stderr=[c.stderr_text() for c in conns],
+    )
+
+
+__all__ = ["RefereeConfig", "describe", "play_game", "ranks_with_faults"]

@@ -1,0 +1,109 @@
+"""The JSON-lines messages between the referee and a bot, as msgspec tagged unions.
+
+Every message is one JSON object on one line, tagged by its "type" field.
+Referee to bot: `hello`, `act`, `game_over`. Bot to referee: `ready`, `action`.
+Messages that carry game data (observations, actions, events) are generic
+over the ruleset's own types, so one schema per ruleset can be exported.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Annotated, Any, Generic, TypeVar
+
+import msgspec
+from msgspec import Meta, Struct
+
+PROTOCOL_VERSION = 1
+MAX_LINE_BYTES = 1 << 20  # the longest line a bot may send (1 MiB)
+
+Obs = TypeVar("Obs")
+A = TypeVar("A")
+Ev = TypeVar("Ev")
+
+
+class Limits(Struct, frozen=True):
+    """The clock, in milliseconds. Over `move_ms` a decision draws on the bank, if any."""
+
+    startup_ms: int
+    move_ms: int
+    bank_ms: int = 0
+    increment_ms: int = 0
+
+
+# -- referee to bot --------------------------------------------------------
+
+
+class Hello(Struct, tag="hello", frozen=True):
+    """First message: the game and the seat this bot plays. Answer with `ready`."""
+
+    protocol: int
+    ruleset: str
+    options: dict[str, Any]
+    seat: int
+    players: int
+    limits: Limits
+
+
+class Request(Struct, Generic[Obs, A, Ev], tag="act", frozen=True):
+    """A decision: this seat's view, what happened since the last message, the choices."""
+
+    decision: int
+    observation: Obs
+    actions: list[A]
+    events: list[Ev]
+    time_ms: float
+    bank_ms: float
+
+
+class GameOver(Struct, Generic[Ev], tag="game_over", frozen=True):
+    """The game has ended; the bot should exit after reading this."""
+
+    scores: list[float]
+    ranks: list[int]
+    events: list[Ev]
+    seed: int
+    faults: list[str]
+
+
+# -- bot to referee ---------------------------------------------------------
+
+
+class Ready(Struct, tag="ready", frozen=True):
+    """The answer to `hello`."""
+
+    name: Annotated[str, Meta(max_length=100)]
+
+
+class Choice(Struct, Generic[A], tag="action", frozen=True):
+    """The answer to `act`: an index into the offered list, or an action by value."""
+
+    index: int | None = None
+    action: A | None = None
+
+
+RefereeMessage = Hello | Request[Any, Any, Any] | GameOver[Any]
+
+encoder = msgspec.json.Encoder()
+
+
+def encode_line(message: Struct) -> bytes:
+    """One message as a JSON line (with the trailing newline)."""
+    buf = bytearray()
+    encoder.encode_into(message, buf)
+    buf.extend(b"\n")
+    return bytes(buf)
+
+
+@cache
+def bot_decoder(action_type: Any) -> msgspec.json.Decoder[Any]:
+    """The decoder for what a bot may send, for one ruleset's actions (built once)."""
+    return msgspec.json.Decoder(Ready | Choice[action_type])
+
+
+@cache
+def referee_decoder(observation_type: Any, action_type: Any, event_type: Any) -> Any:
+    """The decoder for what the referee sends, typed for one ruleset (for bots and tests)."""
+    return msgspec.json.Decoder(
+        Hello | Request[observation_type, action_type, event_type] | GameOver[event_type]
+    )
