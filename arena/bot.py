@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -68,6 +69,11 @@ def load_bot(text: str) -> BotSpec:
     command = shlex.split(text)
     if not command:
         raise BotSpecError("an empty bot command")
+    if command[0] != "{python}" and shutil.which(command[0]) is None:
+        raise BotSpecError(
+            f"{text!r} is neither a bot folder (with {MANIFEST}) nor a command: "
+            f"{command[0]!r} was not found"
+        )
     name = Path(command[-1]).stem if len(command) > 1 else Path(command[0]).name
     return BotSpec(name, command)
 

@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
+import msgspec
+import trio
 import typer
 from rich.console import Console
 from rich.table import Table
 
+from arena.bot import BotSpec, BotSpecError, load_bot
+from arena.check import HINTS, check_bot
 from arena.demo import random_game
-from arena.games import GameConfigError, all_rulesets, describe_options, get_ruleset
+from arena.display import event_text
+from arena.games import GameConfigError, GameState, all_rulesets, describe_options, get_ruleset
+from arena.games.base import Audience
 from arena.games.registry import show_value
+from arena.records import GameRecord, append_record, read_records
+from arena.referee import RefereeConfig, play_game
+from arena.replay import ReplayError, replay
+from protocol.messages import Limits, schema
 
 app = typer.Typer(
     help="arena: fair games between bot programs, enforced rules and ratings.",
@@ -18,6 +29,46 @@ app = typer.Typer(
     add_completion=False,
 )
 console = Console()
+protocol_app = typer.Typer(help="The bot protocol.", no_args_is_help=True)
+app.add_typer(protocol_app, name="protocol")
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    """Print an error in words and return the Exit to raise."""
+    console.print(f"[red]error:[/red] {message}", highlight=False)
+    return typer.Exit(code)
+
+
+def load_bots(texts: list[str]) -> list[BotSpec]:
+    try:
+        return [load_bot(t) for t in texts]
+    except BotSpecError as exc:
+        raise fail(str(exc)) from None
+
+
+def referee_config(
+    move_time: float, startup_time: float, bank: float, increment: float
+) -> RefereeConfig:
+    limits = Limits(
+        startup_ms=round(startup_time * 1000),
+        move_ms=round(move_time * 1000),
+        bank_ms=round(bank * 1000),
+        increment_ms=round(increment * 1000),
+    )
+    return RefereeConfig(limits=limits)
+
+
+MoveTime = Annotated[float, typer.Option("--move-time", help="seconds per decision")]
+StartupTime = Annotated[float, typer.Option("--startup-time", help="seconds to answer hello")]
+Bank = Annotated[
+    float, typer.Option("--bank", help="time bank in seconds, drawn on past --move-time")
+]
+Increment = Annotated[
+    float, typer.Option("--increment", help="seconds added to the bank per decision")
+]
+Options = Annotated[
+    list[str] | None, typer.Option("--option", "-o", help="ruleset option key=value")
+]
 
 
 def parse_options(pairs: list[str] | None) -> dict[str, str]:
@@ -57,9 +108,7 @@ def demo(
     ruleset: Annotated[str, typer.Argument(help="ruleset id, see `arena games`")] = "odin",
     players: Annotated[int, typer.Option("--players", "-n", help="number of seats")] = 3,
     seed: Annotated[int, typer.Option(help="seed for the deal and the players")] = 1,
-    option: Annotated[
-        list[str] | None, typer.Option("--option", "-o", help="ruleset option key=value")
-    ] = None,
+    option: Options = None,
 ) -> None:
     """Play one game between random players in process, printed move by move."""
     try:
@@ -67,8 +116,7 @@ def demo(
         options = parse_options(option)
         outcome = random_game(ruleset, players, options, seed, _plain)
     except GameConfigError as exc:
-        console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from None
+        raise fail(str(exc)) from None
     table = Table(title=f"{ruleset}, seed {seed}")
     table.add_column("seat")
     table.add_column("score", justify="right")
@@ -76,6 +124,166 @@ def demo(
     for seat, (score, rank) in enumerate(zip(outcome.scores, outcome.ranks, strict=True)):
         table.add_row(str(seat), str(score), str(rank))
     console.print(table)
+
+
+def show_record(record: GameRecord) -> None:
+    table = Table(title=f"{record.ruleset}, seed {record.seed}")
+    for col in ("seat", "bot", "score", "rank", "faults"):
+        table.add_column(col, justify="right" if col in ("score", "rank") else "left")
+    for seat in record.seats:
+        faults = [f"{f.kind}: {f.reason}" for f in record.faults if f.seat == seat.seat]
+        table.add_row(
+            str(seat.seat),
+            seat.bot,
+            f"{record.scores[seat.seat]:g}",
+            str(record.ranks[seat.seat]),
+            "\n".join(faults) or "-",
+        )
+    console.print(table)
+
+
+@app.command()
+def play(
+    ruleset: Annotated[str, typer.Argument(help="ruleset id, see `arena games`")],
+    bots: Annotated[
+        list[str],
+        typer.Argument(help="a bot folder (with bot.toml) or a command line, one per seat"),
+    ],
+    seed: Annotated[int, typer.Option(help="seed of the deal")] = 0,
+    option: Options = None,
+    move_time: MoveTime = 1.0,
+    startup_time: StartupTime = 10.0,
+    bank: Bank = 0.0,
+    increment: Increment = 0.0,
+    record: Annotated[
+        Path | None, typer.Option(help="append the game record to this JSON-lines file")
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="show only the result")] = False,
+) -> None:
+    """Play one game between bots and show it move by move."""
+    specs = load_bots(bots)
+    config = referee_config(move_time, startup_time, bank, increment)
+
+    def observe(_state: GameState, events: list[tuple[Audience, msgspec.Struct]]) -> None:
+        if not quiet:
+            for audience, event in events:
+                _plain(event_text(event, audience))
+
+    try:
+        rs = get_ruleset(ruleset)
+        options = rs.options(parse_options(option))
+        rs.check_players(len(specs))
+        result = trio.run(
+            lambda: play_game(
+                ruleset, specs, options=options, seed=seed, config=config, observer=observe
+            )
+        )
+    except GameConfigError as exc:
+        raise fail(str(exc)) from None
+    show_record(result)
+    if record is not None:
+        append_record(record, result)
+        console.print(f"record appended to {record}")
+
+
+@app.command("replay")
+def replay_cmd(
+    file: Annotated[Path, typer.Argument(help="a JSON-lines file of game records")],
+    game: Annotated[int | None, typer.Option("--game", help="only this game (1 = first)")] = None,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="only verify, do not show moves")
+    ] = False,
+) -> None:
+    """Re-play recorded games through the rules engine, verify them, show them step by step."""
+    if not file.is_file():
+        raise fail(f"no such file: {file}")
+    try:
+        records = list(read_records(file))
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    if game is not None and not 1 <= game <= len(records):
+        raise fail(f"{file} holds {len(records)} games; --game takes 1..{len(records)}")
+    chosen = [(game, records[game - 1])] if game is not None else list(enumerate(records, 1))
+    bad = 0
+    for number, rec in chosen:
+        console.rule(f"game {number}: {rec.ruleset}, seed {rec.seed}")
+        try:
+            replay(rec, None if quiet else _plain)
+        except (ReplayError, GameConfigError) as exc:
+            bad += 1
+            console.print(f"[red]does not reproduce:[/red] {exc}", highlight=False)
+            continue
+        show_record(rec)
+        console.print("[green]reproduced exactly[/green]")
+    if bad:
+        raise typer.Exit(1)
+
+
+@app.command("check-bot")
+def check_bot_cmd(
+    bot: Annotated[str, typer.Argument(help="a bot folder (with bot.toml) or a command line")],
+    ruleset: Annotated[
+        list[str] | None, typer.Option("--ruleset", "-r", help="ruleset(s) to check (default: all)")
+    ] = None,
+    games: Annotated[int, typer.Option(help="games per ruleset and player count")] = 2,
+    move_time: MoveTime = 1.0,
+    startup_time: StartupTime = 10.0,
+) -> None:
+    """Play a bot against random opponents and report every protocol problem."""
+    spec = load_bots([bot])[0]
+    try:
+        rulesets = [get_ruleset(r) for r in ruleset] if ruleset else all_rulesets()
+    except GameConfigError as exc:
+        raise fail(str(exc)) from None
+    config = referee_config(move_time, startup_time, 0.0, 0.0)
+
+    def progress(rec: GameRecord) -> None:
+        console.print(
+            f"  {rec.ruleset} with {rec.players} players, seed {rec.seed}: done", highlight=False
+        )
+
+    report = trio.run(
+        lambda: check_bot(spec, rulesets, games=games, config=config, on_game=progress)
+    )
+    console.print(
+        f"{spec.name}: {report.games} games, {report.decisions} decisions, "
+        f"slowest answer {report.slowest_ms:.1f} ms",
+        highlight=False,
+    )
+    if report.ok:
+        console.print("[green]no problems found[/green]")
+        return
+    for p in report.problems:
+        f = p.fault
+        where = "during the handshake" if f.decision is None else f"at decision {f.decision}"
+        console.print(
+            f"[red]{f.kind}[/red] in {p.ruleset} ({p.players} players, seed {p.seed}) {where}: "
+            f"the bot {f.reason}",
+            highlight=False,
+        )
+        console.print(f"  hint: {HINTS[f.kind]}", highlight=False)
+        if p.stderr.strip():
+            console.print(
+                "  its stderr:\n    " + "\n    ".join(p.stderr.strip().splitlines()[-10:]),
+                markup=False,
+                highlight=False,
+            )
+    raise typer.Exit(1)
+
+
+@protocol_app.command("schema")
+def protocol_schema(
+    ruleset: Annotated[
+        str, typer.Option("--ruleset", "-r", help="the ruleset whose game types to use")
+    ] = "odin",
+) -> None:
+    """Print the JSON Schema of every protocol message, for one ruleset."""
+    try:
+        st = get_ruleset(ruleset).state_type
+    except GameConfigError as exc:
+        raise fail(str(exc)) from None
+    doc = schema(st.observation_type, st.action_type, st.event_type)
+    typer.echo(msgspec.json.format(msgspec.json.encode(doc), indent=2).decode())
 
 
 def main() -> None:

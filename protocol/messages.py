@@ -107,3 +107,16 @@ def referee_decoder(observation_type: Any, action_type: Any, event_type: Any) ->
     return msgspec.json.Decoder(
         Hello | Request[observation_type, action_type, event_type] | GameOver[event_type]
     )
+
+
+def schema(observation_type: Any, action_type: Any, event_type: Any) -> dict[str, Any]:
+    """JSON Schema of every message in both directions, for one ruleset's game types."""
+    to_bot = Hello | Request[observation_type, action_type, event_type] | GameOver[event_type]
+    to_referee = Ready | Choice[action_type]
+    (out, back), defs = msgspec.json.schema_components([to_bot, to_referee])
+    return {
+        "protocol": PROTOCOL_VERSION,
+        "referee_to_bot": out,
+        "bot_to_referee": back,
+        "$defs": defs,
+    }

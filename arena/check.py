@@ -1,0 +1,87 @@
+"""`arena check-bot`: play a bot through games against random opponents, report every problem."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import msgspec
+
+from arena.bot import BotProcess, BotSpec
+from arena.games import Ruleset
+from arena.local import LocalBot, random_decider
+from arena.records import Fault, GameRecord
+from arena.referee import Connection, RefereeConfig, play_game
+
+HINTS = {
+    "startup": "start quickly, read the hello line and answer "
+    '{"type": "ready", "name": ...} on one line (and flush stdout)',
+    "timeout": "answer each act within its time_ms, and flush stdout after every line",
+    "crash": "keep running until game_over; check the bot's stderr below",
+    "malformed": "write exactly one JSON object per line, nothing else, on stdout (log to stderr)",
+    "schema": 'answer act with {"type": "action", "index": i} or '
+    '{"type": "action", "action": {...}} (see PROTOCOL.md)',
+    "illegal": "choose one of the offered actions (an index into actions is always safe)",
+}
+
+
+class Problem(msgspec.Struct, frozen=True):
+    ruleset: str
+    players: int
+    seed: int
+    fault: Fault
+    stderr: str
+
+
+class CheckReport(msgspec.Struct):
+    games: int = 0
+    decisions: int = 0
+    slowest_ms: float = 0.0
+    problems: list[Problem] = msgspec.field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+async def check_bot(
+    spec: BotSpec,
+    rulesets: Sequence[Ruleset],
+    *,
+    games: int = 2,
+    config: RefereeConfig | None = None,
+    on_game: Callable[[GameRecord], None] | None = None,
+) -> CheckReport:
+    """Play `spec` in every seat position over `games` games per ruleset and player count."""
+    report = CheckReport()
+    for ruleset in rulesets:
+        counts = sorted({ruleset.min_players, ruleset.max_players})
+        for players in counts:
+            for g in range(games):
+                seat = g % players
+                seed = 1000 * players + g
+                opponents = {
+                    s: BotSpec(f"random-{s}", ["(in-process random bot)"])
+                    for s in range(players)
+                    if s != seat
+                }
+                specs = [opponents.get(s, spec) for s in range(players)]
+
+                def connect(s: BotSpec, seed: int = seed) -> Connection:
+                    if s is spec:
+                        return BotProcess(s)
+                    return LocalBot(s, random_decider(f"{s.name}:{seed}"))
+
+                record = await play_game(
+                    ruleset.id, specs, seed=seed, config=config, connect=connect
+                )
+                report.games += 1
+                mine = [m for m in record.moves if m.seat == seat and m.by == "bot"]
+                report.decisions += len(mine)
+                report.slowest_ms = max([report.slowest_ms, *(m.ms for m in mine)])
+                for fault in record.faults:
+                    if fault.seat == seat:
+                        problem = Problem(ruleset.id, players, seed, fault, record.stderr[seat])
+                        report.problems.append(problem)
+                if on_game is not None:
+                    on_game(record)
+    return report

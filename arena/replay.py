@@ -1,0 +1,57 @@
+"""Re-play a game record through the rules engine and check that it reproduces."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import msgspec
+
+from arena.display import event_text
+from arena.games import GameState, IllegalAction, get_ruleset
+from arena.games.base import describe
+from arena.records import GameRecord
+
+
+class ReplayError(ValueError):
+    """A record that the rules engine does not reproduce."""
+
+
+def replay(record: GameRecord, on_line: Callable[[str], None] | None = None) -> GameState:
+    """Apply every recorded move to a fresh game from the record's seed; raise on any mismatch."""
+    ruleset = get_ruleset(record.ruleset)
+    state = ruleset.new_game(record.players, record.options, record.seed)
+    emit = on_line or (lambda _line: None)
+    seen = 0
+
+    def flush() -> None:
+        nonlocal seen
+        for audience, event in state.events_since(seen):
+            emit(event_text(event, audience))
+        seen = state.event_count
+
+    flush()
+    for number, move in enumerate(record.moves):
+        if state.current_player != move.seat:
+            raise ReplayError(
+                f"move {number}: recorded for seat {move.seat}, "
+                f"but it is seat {state.current_player}'s decision"
+            )
+        try:
+            action = msgspec.convert(move.action, ruleset.action_type)
+            state.apply(action)
+        except (msgspec.ValidationError, IllegalAction) as exc:
+            raise ReplayError(f"move {number} ({describe(move.action)}): {exc}") from None
+        if move.by == "fallback":
+            emit(f"  (seat {move.seat} was played by the fallback)")
+        flush()
+    if not state.is_terminal:
+        raise ReplayError(f"the record ends after {len(record.moves)} moves, before the game ends")
+    outcome = state.outcome()
+    if list(outcome.ranks) != record.game_ranks or [float(s) for s in outcome.scores] != [
+        float(s) for s in record.scores
+    ]:
+        raise ReplayError(
+            f"the replay ends with scores {list(outcome.scores)} and ranks {list(outcome.ranks)}, "
+            f"the record says {record.scores} and {record.game_ranks}"
+        )
+    return state
