@@ -234,7 +234,11 @@ class BotProcess:
             try:
                 await self.process.stdin.send_all(line)
             except (trio.BrokenResourceError, trio.ClosedResourceError):
-                raise BotFault("crash", "stopped reading its input (the pipe is closed)") from None
+                with trio.move_on_after(0.5):  # most likely it exited: say how
+                    await self.process.wait()
+                raise BotFault(
+                    "crash", f"stopped reading its input ({self._exit_reason()})"
+                ) from None
         if scope.cancelled_caught:
             raise BotFault("timeout", "did not read its input in time")
 

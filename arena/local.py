@@ -1,18 +1,26 @@
-"""An in-process bot speaking the same JSON lines as a subprocess, for check-bot and tests."""
+"""An in-process bot speaking the same JSON lines as a subprocess, for check-bot and tests.
+
+`play_local` plays a whole game between such bots and keeps, for every seat, the
+exact lines exchanged with the referee (the golden tests and the protocol
+transcript in PROTOCOL.md are made with it).
+"""
 
 from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
 
 import msgspec
 import trio
 
 from arena.bot import BotFault, BotSpec
+from arena.records import GameRecord
+from arena.referee import RefereeConfig, play_game
 
 Decide = Callable[[dict[str, Any]], int | dict[str, Any]]
+Sender = Literal["referee", "bot"]
 
 
 def random_decider(seed: str) -> Decide:
@@ -28,6 +36,8 @@ class LocalBot:
         self.spec = spec
         self.decide = decide
         self.received: list[bytes] = []  # every line the referee sent, for golden tests
+        #: every line in either direction, in order, with who sent it (without the newline)
+        self.exchange: list[tuple[Sender, bytes]] = []
         self._replies: list[bytes] = []
         self._decode = msgspec.json.Decoder().decode
         self._encode = msgspec.json.Encoder().encode
@@ -40,6 +50,7 @@ class LocalBot:
         if self.killed:
             raise BotFault("crash", "was killed")
         self.received.append(line)
+        self.exchange.append(("referee", line.rstrip(b"\n")))
         msg = self._decode(line)
         if msg["type"] == "hello":
             self._replies.append(self._encode({"type": "ready", "name": self.spec.name}))
@@ -50,7 +61,9 @@ class LocalBot:
 
     async def receive(self, deadline: float) -> tuple[bytes, float]:
         if self._replies:
-            return self._replies.pop(0), trio.current_time()
+            reply = self._replies.pop(0)
+            self.exchange.append(("bot", reply))
+            return reply, trio.current_time()
         await trio.sleep_until(deadline if math.isfinite(deadline) else trio.current_time())
         raise BotFault("timeout", "no answer in time")
 
@@ -65,3 +78,28 @@ class LocalBot:
 
     def stderr_text(self) -> str:
         return ""
+
+
+async def play_local(
+    ruleset_id: str,
+    deciders: Sequence[Decide],
+    *,
+    options: Any = None,
+    seed: int = 0,
+    config: RefereeConfig | None = None,
+    names: Sequence[str] | None = None,
+) -> tuple[GameRecord, list[LocalBot]]:
+    """Play one game in process, seat i deciding with `deciders[i]`; return the record and
+    the bots, whose `exchange` holds every line of that seat's conversation in order."""
+    names = list(names or (f"local-{i}" for i in range(len(deciders))))
+    specs = [BotSpec(name, ["(in-process)"]) for name in names]
+    bots = {id(spec): LocalBot(spec, decide) for spec, decide in zip(specs, deciders, strict=True)}
+    record = await play_game(
+        ruleset_id,
+        specs,
+        options=options,
+        seed=seed,
+        config=config,
+        connect=lambda spec: bots[id(spec)],
+    )
+    return record, list(bots.values())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, BinaryIO, Literal
 
 import msgspec
 
@@ -62,10 +62,28 @@ _encoder = msgspec.json.Encoder()
 _decoder = msgspec.json.Decoder(GameRecord)
 
 
+def _drop_torn_tail(fh: BinaryIO) -> None:
+    """Cut an unfinished last line (a crash mid-write), so the next record starts a line."""
+    end = pos = fh.seek(0, os.SEEK_END)
+    while pos > 0:
+        step = min(pos, 1 << 16)
+        fh.seek(pos - step)
+        block = fh.read(step)
+        if pos == end and block.endswith(b"\n"):
+            return
+        nl = block.rfind(b"\n")
+        if nl >= 0:
+            fh.truncate(pos - step + nl + 1)
+            return
+        pos -= step
+    fh.truncate(0)
+
+
 def append_record(path: str | os.PathLike[str], record: GameRecord) -> None:
     """Append one record as a line and flush it to disk, so a crash loses no finished game."""
     line = _encoder.encode(record) + b"\n"
-    with open(path, "ab") as fh:
+    with open(path, "ab+") as fh:
+        _drop_torn_tail(fh)
         fh.write(line)
         fh.flush()
         os.fsync(fh.fileno())

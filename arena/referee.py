@@ -151,7 +151,9 @@ class _Game:
     async def ask(self, seat: int, legal: list[Any]) -> tuple[Any, float]:
         conn = self.conns[seat]
         if conn.pending():
-            raise BotFault("malformed", "wrote a line that no request asked for")
+            # What waits may be the end of its output (it exited): receive says which.
+            line, _ = await conn.receive(trio.current_time() + 1)
+            raise BotFault("malformed", f"wrote a line that no request asked for: {_snippet(line)}")
         state = self.state
         events = state.events_for(seat, self.cursor[seat])
         self.cursor[seat] = state.event_count
@@ -186,6 +188,8 @@ class _Game:
             raise BotFault(
                 "timeout", f"answered {overrun:.0f} ms after its {allowance:.0f} ms", overrun
             ) from None
+        if at < start:  # read before the request was sent: an extra line, not the answer
+            raise BotFault("malformed", f"wrote a line that no request asked for: {_snippet(line)}")
         elapsed = (at - start) * 1000
         if limits.bank_ms or limits.increment_ms:
             self.bank[seat] += limits.increment_ms - max(0.0, elapsed - limits.move_ms)
