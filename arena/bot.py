@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import tomllib
+from collections import deque
 from pathlib import Path
 from typing import Literal
 
@@ -88,18 +89,6 @@ class BotFault(Exception):
         self.overrun_ms = overrun_ms
 
 
-class _Eof:
-    pass
-
-
-class _TooLong:
-    pass
-
-
-_EOF, _TOO_LONG = _Eof(), _TooLong()
-Incoming = tuple[bytes | _Eof | _TooLong, float]
-
-
 class BotProcess:
     """A running bot: lines in and out with deadlines, stderr kept, killed as a group."""
 
@@ -112,7 +101,10 @@ class BotProcess:
         self.process: trio.Process | None = None
         self._stderr = bytearray()
         self._stderr_dropped = 0
-        self._send, self._receive = trio.open_memory_channel[Incoming](64)
+        self._lines: deque[tuple[bytes, float]] = deque()  # read, not yet asked for
+        self._partial = bytearray()
+        self._eof = False
+        self._too_long = False
         self.killed = False
 
     # -- life cycle ------------------------------------------------------------
@@ -131,7 +123,6 @@ class BotProcess:
             )
         except OSError as exc:
             raise BotFault("startup", f"could not start {self.spec.command!r}: {exc}") from None
-        nursery.start_soon(self._read_stdout)
         nursery.start_soon(self._drain_stderr)
 
     def kill(self) -> None:
@@ -173,40 +164,6 @@ class BotProcess:
         return text
 
     # -- background readers ------------------------------------------------------
-    async def _read_stdout(self) -> None:
-        assert self.process is not None and self.process.stdout is not None
-        stream = self.process.stdout
-        buf = bytearray()
-        send = self._send
-        try:
-            while True:
-                try:
-                    chunk = await stream.receive_some(65536)
-                except (trio.ClosedResourceError, trio.BrokenResourceError):
-                    chunk = b""
-                now = trio.current_time()
-                if not chunk:
-                    await send.send((_EOF, now))
-                    return
-                start = 0
-                while True:
-                    nl = chunk.find(b"\n", start)
-                    if nl < 0:
-                        buf += chunk[start:]
-                        break
-                    buf += chunk[start:nl]
-                    if len(buf) > self.max_line:
-                        break
-                    await send.send((bytes(buf), now))
-                    buf.clear()
-                    start = nl + 1
-                if len(buf) > self.max_line:
-                    # A line over the cap: stop reading (the bot is killed by the referee).
-                    await send.send((_TOO_LONG, now))
-                    return
-        except trio.ClosedResourceError:
-            return
-
     async def _drain_stderr(self) -> None:
         assert self.process is not None and self.process.stderr is not None
         stream = self.process.stderr
@@ -242,20 +199,65 @@ class BotProcess:
         if scope.cancelled_caught:
             raise BotFault("timeout", "did not read its input in time")
 
+    def _absorb(self, chunk: bytes, at: float) -> None:
+        """Split what the bot wrote into lines; a line over the cap stops all reading."""
+        start = 0
+        while (nl := chunk.find(b"\n", start)) >= 0:
+            if self._partial:
+                self._partial += chunk[start:nl]
+                line = bytes(self._partial)
+                self._partial.clear()
+            else:
+                line = chunk[start:nl]
+            if len(line) > self.max_line:
+                self._too_long = True
+                return
+            self._lines.append((line, at))
+            start = nl + 1
+        self._partial += chunk[start:]
+        if len(self._partial) > self.max_line:
+            self._too_long = True
+
     def pending(self) -> bool:
-        """Whether the bot has written something that no request asked for."""
-        return self._receive.statistics().current_buffer_used > 0
+        """Whether the bot has written a line that no request asked for (reads without waiting)."""
+        assert self.process is not None and self.process.stdout is not None
+        fd = self.process.stdout.fileno()  # trio keeps it non-blocking
+        while not (self._lines or self._eof or self._too_long):
+            try:
+                chunk = os.read(fd, 65536)
+            except BlockingIOError:
+                break
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self._eof = True
+                break
+            self._absorb(chunk, trio.current_time())
+        return bool(self._lines)
 
     async def receive(self, deadline: float) -> tuple[bytes, float]:
-        """The next line and the trio time it arrived; faults on EOF, over-long line or no line."""
+        """The next line and the trio time it arrived; faults on EOF, over-long line or no line.
+
+        Reading happens here, while the referee waits for this bot, so an exited bot is
+        noticed at once (end of file) and nothing is read that nobody asked for."""
+        assert self.process is not None and self.process.stdout is not None
+        stream = self.process.stdout
         with trio.move_on_at(deadline):
-            item, at = await self._receive.receive()
-            if isinstance(item, _Eof):
-                with trio.move_on_after(0.5):
-                    assert self.process is not None
-                    await self.process.wait()
-                raise BotFault("crash", f"{self._exit_reason()} before answering")
-            if isinstance(item, _TooLong):
-                raise BotFault("malformed", f"wrote a line longer than {self.max_line} bytes")
-            return item, at
+            while True:
+                if self._lines:
+                    return self._lines.popleft()
+                if self._too_long:
+                    raise BotFault("malformed", f"wrote a line longer than {self.max_line} bytes")
+                if self._eof:
+                    with trio.move_on_after(0.5):
+                        await self.process.wait()
+                    raise BotFault("crash", f"{self._exit_reason()} before answering")
+                try:
+                    chunk = await stream.receive_some(65536)
+                except (trio.ClosedResourceError, trio.BrokenResourceError):
+                    chunk = b""
+                if chunk:
+                    self._absorb(chunk, trio.current_time())
+                else:
+                    self._eof = True
         raise BotFault("timeout", "no answer in time")

@@ -21,11 +21,12 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import trio
 
 from arena.bot import BotSpec
-from arena.games import new_game
+from arena.games import GameState, new_game
 from arena.referee import play_game
 from protocol.messages import Request, encode_line
 
@@ -87,19 +88,19 @@ def raw_round_trips(spec: BotSpec, seconds: float) -> tuple[int, float]:
 async def referee_games(spec: BotSpec, seconds: float) -> tuple[int, float]:
     """Decisions through the referee over whole games, for about `seconds`."""
     decisions, busy, seed = 0, 0.0, 0
-    first: list[float] = []
+    marks: list[float] = []
 
-    def observe(state: object, events: object) -> None:
-        if not first:
-            first.append(time.perf_counter())
+    def observe(state: GameState[Any, Any], events: object) -> None:
+        # The first call comes before the first decision, the last once the game is over.
+        if not marks or state.is_terminal:
+            marks.append(time.perf_counter())
 
     while busy < seconds:
-        first.clear()
+        marks.clear()
         record = await play_game("odin", [spec, spec], seed=seed, observer=observe)
         # Time from the first decision to the game's end, without start-up and shut-down.
-        end_of_play = time.perf_counter()
         decisions += len(record.moves)
-        busy += end_of_play - first[0]
+        busy += marks[-1] - marks[0]
         seed += 1
     return decisions, busy
 
