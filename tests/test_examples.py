@@ -1,0 +1,49 @@
+"""The example bots work through the real referee: the JavaScript one too (node is required)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from arena.bot import load_bot
+from arena.check import check_bot
+from arena.games import all_rulesets, get_ruleset
+from arena.referee import play_game
+
+BOTS = Path(__file__).resolve().parents[1] / "examples" / "bots"
+ODIN_FAMILY = ["odin", "odin-race", "override-beta"]
+
+
+def test_node_is_installed() -> None:
+    # The JavaScript example bot is part of what users rely on: no silent skip.
+    assert shutil.which("node"), "node is needed for examples/bots/random-js (.ci/run installs it)"
+
+
+async def test_random_js_plays_every_ruleset_without_problems() -> None:
+    report = await check_bot(load_bot(str(BOTS / "random-js")), all_rulesets(), games=1)
+    assert report.games >= 2 * len(all_rulesets())
+    assert report.ok, [p.fault for p in report.problems]
+
+
+async def test_random_py_plays_every_ruleset_without_problems() -> None:
+    report = await check_bot(load_bot(str(BOTS / "random-py")), all_rulesets(), games=1)
+    assert report.ok, [p.fault for p in report.problems]
+
+
+async def test_heuristic_plays_the_odin_family_without_problems() -> None:
+    rulesets = [get_ruleset(r) for r in ODIN_FAMILY]
+    report = await check_bot(load_bot(str(BOTS / "odin-heuristic")), rulesets, games=2)
+    assert report.ok, [p.fault for p in report.problems]
+
+
+async def test_heuristic_beats_random_on_paired_deals() -> None:
+    hero = load_bot(str(BOTS / "odin-heuristic"))
+    rand = load_bot(str(BOTS / "random-py"))
+    wins = games = 0
+    for seed in range(5):
+        for seats in ([hero, rand], [rand, hero]):
+            record = await play_game("odin", seats, options={"target": 10}, seed=seed)
+            assert not record.faults
+            games += 1
+            wins += record.ranks[seats.index(hero)] == 1 and record.ranks.count(1) == 1
+    assert wins >= 9, f"the heuristic won only {wins} of {games} paired games"
