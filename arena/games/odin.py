@@ -6,8 +6,10 @@ take-back and passing; they differ in deck, deal, scoring and game end.
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from itertools import combinations
 from typing import Annotated, ClassVar, Literal
 
@@ -41,6 +43,7 @@ class Take(Struct, tag="take", frozen=True):
 
 
 OdinAction = Play | Pass | Take
+_PASS = Pass()
 
 
 class Dealt(Struct, tag="dealt", frozen=True):
@@ -179,12 +182,40 @@ class _Deck:
     table: CardTable
     weights: tuple[int, ...]
     plays: dict[tuple[int, ...], Play] = field(default_factory=dict)
+    singles: tuple[Play, ...] = ()
+    #: sort key of a single card in the legal list: by value, then by card id
+    single_key: Callable[[int], int] = field(default=int)
+
+    def __post_init__(self) -> None:
+        self.singles = tuple(self.play((c,)) for c in range(len(self.table)))
+        self.single_key = [n * 1000 + c for c, n in enumerate(self.table.numbers)].__getitem__
 
     def play(self, ids: tuple[int, ...]) -> Play:
         action = self.plays.get(ids)
         if action is None:
             action = self.plays[ids] = Play(tuple(self.table.codes[i] for i in ids))
         return action
+
+
+_Entry = tuple[int, tuple[int, ...], Play]  # (value, card ids, the action)
+
+
+def _value_of(entry: _Entry) -> int:
+    return entry[0]
+
+
+@lru_cache(maxsize=1 << 16)
+def _group_sets(deck: _Deck, group: tuple[int, ...], size: int) -> list[_Entry]:
+    """Every set of `size` cards from one group, by value (memoized: groups recur a lot)."""
+    numbers = deck.table.numbers
+    out = []
+    for ids in combinations(group, size):
+        v = 0
+        for c in ids:
+            v = v * 10 + numbers[c]
+        out.append((v, ids, deck.play(ids)))
+    out.sort()
+    return out
 
 
 @cache
@@ -331,8 +362,9 @@ class OdinState(GameState[OdinAction, OdinObservation]):
             return True
         return len({suits[c] for c in ids if suits[c] != WILD_SUIT}) == 1
 
-    def _sets_of(self, hand: list[int], size: int) -> list[tuple[int, ...]]:
-        """Every set of exactly `size` (>= 2) cards from `hand`, each once."""
+    def _groups(self, hand: list[int]) -> list[tuple[int, ...]]:
+        """The hand's same-number groups and same-suit groups (each with the wild cards),
+        of two or more cards: every set of 2+ cards lies in exactly one of them."""
         numbers, suits = self._numbers, self._suits
         by_number: dict[int, list[int]] = {}
         by_suit: dict[str, list[int]] = {}
@@ -343,17 +375,13 @@ class OdinState(GameState[OdinAction, OdinObservation]):
                 wild.append(c)
             else:
                 by_suit.setdefault(suits[c], []).append(c)
-        out: list[tuple[int, ...]] = []
-        # Cards are unique, so with two or more cards a same-number set and a
-        # same-suit set never coincide: no duplicates arise.
-        for group in by_number.values():
-            if len(group) >= size and numbers[group[0]] != 0:
-                out.extend(combinations(group, size))
-        for group in by_suit.values():
-            group = group + wild  # wild sorts last: its number 0 is the lowest
-            if len(group) >= size:
-                out.extend(combinations(group, size))
-        return out
+        # Cards are unique, so a same-number set and a same-suit set of two or more
+        # cards never coincide, and the Cheat Code (number 0) joins no number group.
+        groups = [tuple(g) for n, g in by_number.items() if len(g) > 1 and n != 0]
+        for g in by_suit.values():
+            if len(g) + len(wild) > 1:
+                groups.append(tuple(g + wild))  # wild sorts last: its number 0 is lowest
+        return groups
 
     # -- legal actions ----------------------------------------------------------
     def legal_actions(self) -> list[OdinAction]:
@@ -364,31 +392,37 @@ class OdinState(GameState[OdinAction, OdinObservation]):
         hand = self.hands[self.turn]
         if phase == TAKE:
             return [Take(deck.table.codes[c]) for c in self.beaten]
-        numbers = self._numbers
+        singles = deck.singles
         if phase == LEAD:
             # RULINGS 1.1: lead exactly one card, or the whole hand if it is one set.
-            found = [(numbers[c], (c,)) for c in hand]
+            actions: list[OdinAction] = [singles[c] for c in sorted(hand, key=deck.single_key)]
             whole = tuple(hand)
             if len(whole) > 1 and self._is_set(whole):
-                found.append((self._value(whole), whole))
-            found.sort(key=lambda f: (len(f[1]), f[0], f[1]))
-            return [deck.play(ids) for _, ids in found]
+                actions.append(deck.play(whole))
+            return actions
         # RULINGS 1.2: exactly m or m+1 cards, strictly greater value.
         m, mv = len(self.middle), self.middle_value
-        plays: list[tuple[int, int, tuple[int, ...]]] = []
+        groups = self._groups(hand)
         if m == 1:
-            plays.extend((1, numbers[c], (c,)) for c in hand if numbers[c] > mv)
+            numbers = self._numbers
+            ok = [c for c in hand if numbers[c] > mv]
+            ok.sort(key=deck.single_key)
+            actions = [singles[c] for c in ok]
         else:
-            for ids in self._sets_of(hand, m):
-                v = self._value(ids)
-                if v > mv:
-                    plays.append((m, v, ids))
-        if m + 1 <= len(hand):
-            for ids in self._sets_of(hand, m + 1):
-                plays.append((m + 1, self._value(ids), ids))
-        plays.sort()
-        actions: list[OdinAction] = [deck.play(ids) for _, _, ids in plays]
-        actions.append(Pass())
+            same: list[_Entry] = []
+            for g in groups:
+                if len(g) >= m:
+                    entries = _group_sets(deck, g, m)
+                    same.extend(entries[bisect_right(entries, mv, key=_value_of) :])
+            same.sort()
+            actions = [e[2] for e in same]
+        more: list[_Entry] = []
+        for g in groups:
+            if len(g) > m:
+                more.extend(_group_sets(deck, g, m + 1))
+        more.sort()
+        actions.extend(e[2] for e in more)
+        actions.append(_PASS)
         return actions
 
     # -- applying ------------------------------------------------------------------
