@@ -184,20 +184,15 @@ class BotProcess:
                 return f"was killed by {signal.Signals(-code).name}"
         return f"exited with status {code}"
 
-    async def send(self, line: bytes, deadline: float) -> None:
-        """Write one line before `deadline` (trio clock); a bot that stopped reading times out."""
+    async def send(self, line: bytes) -> None:
+        """Write one line (the caller sets the deadline); a closed pipe is a crash."""
         assert self.process is not None and self.process.stdin is not None
-        with trio.move_on_at(deadline) as scope:
-            try:
-                await self.process.stdin.send_all(line)
-            except (trio.BrokenResourceError, trio.ClosedResourceError):
-                with trio.move_on_after(0.5):  # most likely it exited: say how
-                    await self.process.wait()
-                raise BotFault(
-                    "crash", f"stopped reading its input ({self._exit_reason()})"
-                ) from None
-        if scope.cancelled_caught:
-            raise BotFault("timeout", "did not read its input in time")
+        try:
+            await self.process.stdin.send_all(line)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            with trio.move_on_after(0.5):  # most likely it exited: say how
+                await self.process.wait()
+            raise BotFault("crash", f"stopped reading its input ({self._exit_reason()})") from None
 
     def _absorb(self, chunk: bytes, at: float) -> None:
         """Split what the bot wrote into lines; a line over the cap stops all reading."""
@@ -235,29 +230,28 @@ class BotProcess:
             self._absorb(chunk, trio.current_time())
         return bool(self._lines)
 
-    async def receive(self, deadline: float) -> tuple[bytes, float]:
-        """The next line and the trio time it arrived; faults on EOF, over-long line or no line.
+    async def receive(self) -> tuple[bytes, float]:
+        """The next line and the trio time it arrived; faults on EOF or an over-long line.
 
-        Reading happens here, while the referee waits for this bot, so an exited bot is
-        noticed at once (end of file) and nothing is read that nobody asked for."""
+        Reading happens here, while the referee waits for this bot (under its deadline),
+        so an exited bot is noticed at once (end of file) and nothing is read that nobody
+        asked for."""
         assert self.process is not None and self.process.stdout is not None
         stream = self.process.stdout
-        with trio.move_on_at(deadline):
-            while True:
-                if self._lines:
-                    return self._lines.popleft()
-                if self._too_long:
-                    raise BotFault("malformed", f"wrote a line longer than {self.max_line} bytes")
-                if self._eof:
-                    with trio.move_on_after(0.5):
-                        await self.process.wait()
-                    raise BotFault("crash", f"{self._exit_reason()} before answering")
-                try:
-                    chunk = await stream.receive_some(65536)
-                except (trio.ClosedResourceError, trio.BrokenResourceError):
-                    chunk = b""
-                if chunk:
-                    self._absorb(chunk, trio.current_time())
-                else:
-                    self._eof = True
-        raise BotFault("timeout", "no answer in time")
+        while True:
+            if self._lines:
+                return self._lines.popleft()
+            if self._too_long:
+                raise BotFault("malformed", f"wrote a line longer than {self.max_line} bytes")
+            if self._eof:
+                with trio.move_on_after(0.5):
+                    await self.process.wait()
+                raise BotFault("crash", f"{self._exit_reason()} before answering")
+            try:
+                chunk = await stream.receive_some(65536)
+            except (trio.ClosedResourceError, trio.BrokenResourceError):
+                chunk = b""
+            if chunk:
+                self._absorb(chunk, trio.current_time())
+            else:
+                self._eof = True

@@ -10,6 +10,7 @@ Whatever happens, every bot's process group is killed before `play_game` returns
 from __future__ import annotations
 
 import contextlib
+import math
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -52,8 +53,8 @@ class Connection(Protocol):
     spec: BotSpec
 
     async def start(self, nursery: trio.Nursery) -> None: ...
-    async def send(self, line: bytes, deadline: float) -> None: ...
-    async def receive(self, deadline: float) -> tuple[bytes, float]: ...
+    async def send(self, line: bytes) -> None: ...
+    async def receive(self) -> tuple[bytes, float]: ...
     def pending(self) -> bool: ...
     def kill(self) -> None: ...
     async def close(self, grace: float = 0.0) -> None: ...
@@ -106,6 +107,7 @@ class _Game:
         self.moves: list[Move] = []
         self.decision = 0
         self._seen = 0
+        self.asking: tuple[int, float, float] = (0, 0.0, math.inf)  # seat, allowance, deadline
 
     # -- faults ----------------------------------------------------------------
     def fault(self, seat: int, exc: BotFault | IllegalAction, decision: int | None) -> None:
@@ -134,8 +136,13 @@ class _Game:
         )
         try:
             await conn.start(nursery)
-            await conn.send(encode_line(hello), deadline)
-            line, _ = await conn.receive(deadline)
+            with trio.move_on_at(deadline) as scope:
+                await conn.send(encode_line(hello))
+                line, _ = await conn.receive()
+            if scope.cancelled_caught:
+                raise BotFault(
+                    "startup", f"no answer within {limits.startup_ms} ms (during the handshake)"
+                )
             try:
                 msg = self.decoder.decode(line)
             except msgspec.DecodeError as exc:
@@ -148,12 +155,19 @@ class _Game:
             self.fault(seat, exc, None)
 
     # -- one decision --------------------------------------------------------------------
-    async def ask(self, seat: int, legal: list[Any]) -> tuple[Any, float]:
+    async def ask(self, seat: int, legal: list[Any], clock: trio.CancelScope) -> tuple[Any, float]:
+        """Send this seat its request and read the answer, under `clock`'s deadline.
+
+        One cancel scope serves the whole game (`play`): setting its deadline is much
+        cheaper than a scope per decision. A timeout cancels it; `timed_out` takes over."""
         conn = self.conns[seat]
         if conn.pending():
             # What waits may be the end of its output (it exited): receive says which.
-            line, _ = await conn.receive(trio.current_time() + 1)
-            raise BotFault("malformed", f"wrote a line that no request asked for: {_snippet(line)}")
+            with trio.move_on_after(1):
+                line, _ = await conn.receive()
+                raise BotFault(
+                    "malformed", f"wrote a line that no request asked for: {_snippet(line)}"
+                )
         state = self.state
         events = state.events_for(seat, self.cursor[seat])
         self.cursor[seat] = state.event_count
@@ -167,27 +181,13 @@ class _Game:
             time_ms=allowance,
             bank_ms=self.bank[seat],
         )
+        line = encode_line(request)
         start = trio.current_time()
-        deadline = start + allowance / 1000
-        await conn.send(encode_line(request), deadline)
-        try:
-            line, at = await conn.receive(deadline)
-        except BotFault as exc:
-            if exc.kind != "timeout":
-                raise
-            grace = self.config.late_grace_ms
-            try:
-                _, at = await conn.receive(deadline + grace / 1000)
-            except BotFault as late:
-                if late.kind != "timeout":
-                    raise late from None
-                raise BotFault(
-                    "timeout", f"no answer within {allowance:.0f} ms (waited {grace} ms more)"
-                ) from None
-            overrun = (at - deadline) * 1000
-            raise BotFault(
-                "timeout", f"answered {overrun:.0f} ms after its {allowance:.0f} ms", overrun
-            ) from None
+        self.asking = (seat, allowance, start + allowance / 1000)
+        clock.deadline = self.asking[2]
+        await conn.send(line)
+        line, at = await conn.receive()
+        clock.deadline = math.inf
         if at < start:  # read before the request was sent: an extra line, not the answer
             raise BotFault("malformed", f"wrote a line that no request asked for: {_snippet(line)}")
         elapsed = (at - start) * 1000
@@ -213,6 +213,22 @@ class _Game:
             return legal[msg.index], elapsed
         return msg.action, elapsed
 
+    async def timed_out(self) -> BotFault:
+        """The bot being asked missed its deadline: wait a little longer to measure by how
+        much (the overrun), then return the fault. A late answer is never used."""
+        seat, allowance, deadline = self.asking
+        grace = self.config.late_grace_ms
+        with trio.move_on_at(deadline + grace / 1000):
+            try:
+                _, at = await self.conns[seat].receive()
+            except BotFault as exc:
+                return exc
+            overrun = (at - deadline) * 1000
+            return BotFault(
+                "timeout", f"answered {overrun:.0f} ms after its {allowance:.0f} ms", overrun
+            )
+        return BotFault("timeout", f"no answer within {allowance:.0f} ms (waited {grace} ms more)")
+
     def notify(self) -> None:
         if self.observer is not None:
             new = self.state.events_since(self._seen)
@@ -223,22 +239,35 @@ class _Game:
         state = self.state
         self.notify()
         while not state.is_terminal:
-            seat = state.current_player
-            assert seat is not None
-            legal = state.legal_actions()
-            ms, by = 0.0, "bot"
-            if seat not in self.out:
-                try:
-                    action, ms = await self.ask(seat, legal)
-                    state.apply(action)
-                except (BotFault, IllegalAction) as exc:
-                    self.fault(seat, exc, self.decision)
-            if len(self.moves) == len(state.history):  # not applied: the fallback decides
-                by = "fallback"
-                state.apply(self.fallback.choice(legal))
-            self.moves.append(Move(seat, state.history[-1][1], round(ms, 3), by))  # type: ignore[arg-type]
-            self.decision += 1
-            self.notify()
+            with trio.CancelScope() as clock:
+                while not state.is_terminal:
+                    seat = state.current_player
+                    assert seat is not None
+                    legal = state.legal_actions()
+                    ms = 0.0
+                    if seat not in self.out:
+                        try:
+                            action, ms = await self.ask(seat, legal, clock)
+                            state.apply(action)
+                        except (BotFault, IllegalAction) as exc:
+                            clock.deadline = math.inf
+                            self.fault(seat, exc, self.decision)
+                    self.conclude(seat, legal, ms)
+            if clock.cancelled_caught:
+                seat = self.asking[0]
+                self.fault(seat, await self.timed_out(), self.decision)
+                self.conclude(seat, state.legal_actions(), 0.0)
+
+    def conclude(self, seat: int, legal: list[Any], ms: float) -> None:
+        """Record the decision; if the bot's action was not applied, the fallback decides."""
+        state = self.state
+        by = "bot"
+        if len(self.moves) == len(state.history):
+            by = "fallback"
+            state.apply(self.fallback.choice(legal))
+        self.moves.append(Move(seat, state.history[-1][1], round(ms, 3), by))  # type: ignore[arg-type]
+        self.decision += 1
+        self.notify()
 
     async def finish(self, ranks: list[int], scores: list[float]) -> None:
         """Tell every live bot the result, then give them a moment to exit."""
@@ -254,8 +283,8 @@ class _Game:
                 seed=self.seed,
                 faults=fault_text,
             )
-            with contextlib.suppress(BotFault):
-                await conn.send(encode_line(msg), deadline)
+            with contextlib.suppress(BotFault), trio.move_on_at(deadline):
+                await conn.send(encode_line(msg))
 
 
 def _snippet(line: bytes, limit: int = 80) -> str:
