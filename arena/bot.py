@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import shlex
 import shutil
 import signal
@@ -105,6 +106,7 @@ class BotProcess:
         self._partial = bytearray()
         self._eof = False
         self._too_long = False
+        self._poll: select.poll | None = None
         self.killed = False
 
     # -- life cycle ------------------------------------------------------------
@@ -216,6 +218,13 @@ class BotProcess:
     def pending(self) -> bool:
         """Whether the bot has written a line that no request asked for (reads without waiting)."""
         assert self.process is not None and self.process.stdout is not None
+        if self._lines:
+            return True
+        if self._poll is None:
+            self._poll = select.poll()
+            self._poll.register(self.process.stdout.fileno(), select.POLLIN)
+        if not self._poll.poll(0):  # nothing written, the usual case: one cheap syscall
+            return False
         fd = self.process.stdout.fileno()  # trio keeps it non-blocking
         while not (self._lines or self._eof or self._too_long):
             try:

@@ -161,18 +161,18 @@ class _Game:
         One cancel scope serves the whole game (`play`): setting its deadline is much
         cheaper than a scope per decision. A timeout cancels it; `timed_out` takes over."""
         conn = self.conns[seat]
-        if conn.pending():
-            # What waits may be the end of its output (it exited): receive says which.
-            with trio.move_on_after(1):
-                line, _ = await conn.receive()
-                raise BotFault(
-                    "malformed", f"wrote a line that no request asked for: {_snippet(line)}"
-                )
         state = self.state
-        events = state.events_for(seat, self.cursor[seat])
-        self.cursor[seat] = state.event_count
         limits = self.config.limits
         allowance = limits.move_ms + self.bank[seat]
+        # Only ever move the deadline forward: unsetting it costs trio far more.
+        self.asking = (seat, allowance, trio.current_time() + allowance / 1000)
+        clock.deadline = self.asking[2]
+        if conn.pending():
+            # What waits may be the end of its output (it exited): receive says which.
+            line, _ = await conn.receive()
+            raise BotFault("malformed", f"wrote a line that no request asked for: {_snippet(line)}")
+        events = state.events_for(seat, self.cursor[seat])
+        self.cursor[seat] = state.event_count
         request = Request(
             decision=self.decision,
             observation=state.observation(seat),
@@ -182,12 +182,9 @@ class _Game:
             bank_ms=self.bank[seat],
         )
         line = encode_line(request)
-        start = trio.current_time()
-        self.asking = (seat, allowance, start + allowance / 1000)
-        clock.deadline = self.asking[2]
+        start = trio.current_time()  # the bot's time runs from here
         await conn.send(line)
         line, at = await conn.receive()
-        clock.deadline = math.inf
         if at < start:  # read before the request was sent: an extra line, not the answer
             raise BotFault("malformed", f"wrote a line that no request asked for: {_snippet(line)}")
         elapsed = (at - start) * 1000
