@@ -9,18 +9,32 @@ import msgspec
 import trio
 import typer
 from rich.console import Console
+from rich.live import Live
 from rich.table import Table
 
 from arena.bot import BotSpec, BotSpecError, load_bot
 from arena.check import HINTS, check_bot
+from arena.config import ConfigError, load_tournament
 from arena.demo import random_game
 from arena.display import event_text
 from arena.games import GameConfigError, GameState, all_rulesets, describe_options, get_ruleset
 from arena.games.base import Audience
 from arena.games.registry import show_value
+from arena.leaderboard import leaderboard
+from arena.match import MatchState, run_match
 from arena.records import GameRecord, append_record, read_records
 from arena.referee import RefereeConfig, play_game
+from arena.render import (
+    LiveTournament,
+    leaderboard_csv,
+    leaderboard_json,
+    leaderboard_table,
+    pairs_table,
+)
 from arena.replay import ReplayError, replay
+from arena.results import ResultsDir
+from arena.sprt import Sprt, elo_estimate
+from arena.tournament import planned_total, run_tournament
 from protocol.messages import Limits, schema
 
 app = typer.Typer(
@@ -284,6 +298,153 @@ def protocol_schema(
         raise fail(str(exc)) from None
     doc = schema(st.observation_type, st.action_type, st.event_type)
     typer.echo(msgspec.json.format(msgspec.json.encode(doc), indent=2).decode())
+
+
+@app.command()
+def tournament(
+    file: Annotated[Path, typer.Argument(help="the tournament file (TOML)")],
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs", "-j", help="games at once (default: the file's, else the number of cores)"
+        ),
+    ] = None,
+    results: Annotated[
+        Path, typer.Option(help="the results root; the tournament's folder is RESULTS/<name>")
+    ] = Path("results"),
+    fresh: Annotated[
+        bool,
+        typer.Option("--fresh", help="discard earlier results of this tournament and start over"),
+    ] = False,
+    resume: Annotated[
+        bool,
+        typer.Option("--resume", help="continue an interrupted run (also what happens without it)"),
+    ] = False,
+) -> None:
+    """Run a tournament; running it again resumes where it stopped."""
+    try:
+        t = load_tournament(file)
+        if jobs is not None:
+            if jobs < 1:
+                raise ConfigError("--jobs takes a number of games >= 1")
+            t = msgspec.structs.replace(t, config=msgspec.structs.replace(t.config, jobs=jobs))
+        folder = ResultsDir.open(results, t, fresh=fresh)
+    except ConfigError as exc:
+        raise fail(str(exc)) from None
+    before = folder.records()
+    total = planned_total(t)
+    names = [b.name for b in t.bots]
+    c = t.config
+    console.print(
+        f"[bold]{c.name}[/bold]: {c.format} of {len(names)} bots on {c.ruleset}, "
+        f"{c.seats} seats, {total} games, {t.jobs} at once; results in {folder.path}",
+        highlight=False,
+    )
+    if before:
+        console.print(f"resuming: {len(before)} games already played", highlight=False)
+    live_view = LiveTournament(c.name, names, before, total)
+    try:
+        with Live(live_view, console=console, refresh_per_second=4, transient=True):
+            records = trio.run(run_tournament, t, folder, live_view.add)
+    except KeyboardInterrupt:
+        done = len(folder.records())
+        console.print(
+            f"\n[yellow]interrupted[/yellow]: {done} finished games are saved in {folder.path}. "
+            f"Resume with: arena tournament {file}",
+            highlight=False,
+        )
+        raise typer.Exit(130) from None
+    board = leaderboard(records, names)
+    console.print(leaderboard_table(board, title=f"{c.name}: {board.games} games"))
+    console.print(f"results: {folder.path}  (arena leaderboard {folder.path})", highlight=False)
+
+
+@app.command("leaderboard")
+def leaderboard_cmd(
+    folder: Annotated[Path, typer.Argument(help="a tournament's results folder (results/<name>)")],
+    as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+    as_csv: Annotated[bool, typer.Option("--csv", help="print CSV")] = False,
+    pairs: Annotated[bool, typer.Option("--pairs", help="also the head-to-head table")] = False,
+) -> None:
+    """Show the standings of a results folder: Elo ± error, score, places, faults."""
+    try:
+        rd = ResultsDir.existing(folder)
+        records = rd.records()
+    except (ConfigError, ValueError) as exc:
+        raise fail(str(exc)) from None
+    stored = rd.stored()
+    board = leaderboard(records, stored.bots if stored else None)
+    if as_json:
+        typer.echo(leaderboard_json(board))
+    elif as_csv:
+        typer.echo(leaderboard_csv(board), nl=False)
+    else:
+        name = stored.config.name if stored else folder.name
+        console.print(leaderboard_table(board, title=f"{name}: {board.games} games"))
+        if pairs:
+            console.print(pairs_table(board))
+
+
+@app.command()
+def sprt(
+    bot_a: Annotated[str, typer.Argument(help="the bot under test (folder or command)")],
+    bot_b: Annotated[str, typer.Argument(help="the baseline (folder or command)")],
+    ruleset: Annotated[str, typer.Option("--ruleset", "-r", help="a 2-player ruleset")],
+    elo0: Annotated[float, typer.Option(help="H0: A is this many Elo stronger")] = 0.0,
+    elo1: Annotated[float, typer.Option(help="H1: A is this many Elo stronger")] = 10.0,
+    alpha: Annotated[float, typer.Option(help="false positive rate")] = 0.05,
+    beta: Annotated[float, typer.Option(help="false negative rate")] = 0.05,
+    max_pairs: Annotated[int, typer.Option(help="stop after this many deal pairs")] = 5000,
+    seed: Annotated[int, typer.Option(help="seed of the deals")] = 1,
+    option: Options = None,
+    move_time: MoveTime = 1.0,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", help="games at once")] = 2,
+) -> None:
+    """Play paired deals between two bots until an SPRT accepts H0 or H1 (as fishtest)."""
+    a, b = load_bots([bot_a, bot_b])
+    try:
+        rs = get_ruleset(ruleset)
+        rs.check_players(2)
+        options = rs.options(parse_options(option))
+        test = Sprt(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta)
+    except (GameConfigError, ValueError, msgspec.ValidationError) as exc:
+        raise fail(str(exc)) from None
+    lower, upper = test.bounds()
+    console.print(
+        f"SPRT {a.name} vs {b.name} on {ruleset}: H0 elo {elo0:g}, H1 elo {elo1:g}, "
+        f"alpha {alpha:g}, beta {beta:g}; bounds [{lower:.3f}, {upper:.3f}]",
+        highlight=False,
+    )
+
+    def report(state: MatchState) -> None:
+        elo, err = elo_estimate(state.counts)
+        console.print(
+            f"pairs {state.pairs:5d}  LLR {state.llr:+.3f} [{lower:.2f}, {upper:.2f}]  "
+            f"elo {elo:+.1f} ± {err:.1f}  pentanomial {state.counts}",
+            highlight=False,
+        )
+
+    config = referee_config(move_time, 10.0, 0.0, 0.0)
+    state = trio.run(
+        lambda: run_match(
+            a,
+            b,
+            ruleset,
+            test,
+            options=options,
+            seed=seed,
+            config=config,
+            max_pairs=max_pairs,
+            jobs=jobs,
+            on_pair=report,
+        )
+    )
+    verdict = {
+        "H1": f"H1 accepted: {a.name} is stronger by about {elo1:g} Elo or more",
+        "H0": f"H0 accepted: {a.name} is not stronger by {elo1:g} Elo",
+        "continue": f"no decision after {state.pairs} pairs",
+    }[state.status]
+    console.print(f"[bold]{verdict}[/bold]", highlight=False)
 
 
 def main() -> None:

@@ -55,6 +55,7 @@ class GameRecord(msgspec.Struct, frozen=True):
     ranks: list[int]
     seconds: float
     stderr: list[str]
+    game: str = ""  # the tournament's id for this game, if any
     version: int = RECORD_VERSION
 
 

@@ -122,7 +122,16 @@ class _Game:
         self.conns[seat].kill()
 
     # -- handshake -----------------------------------------------------------------
-    async def handshake(self, nursery: trio.Nursery, seat: int) -> None:
+    async def handshake(
+        self, nursery: trio.Nursery, seat: int, limiter: trio.CapacityLimiter | None
+    ) -> None:
+        if limiter is None:
+            await self._handshake(nursery, seat)
+        else:
+            async with limiter:  # throttle process start-ups across concurrent games
+                await self._handshake(nursery, seat)
+
+    async def _handshake(self, nursery: trio.Nursery, seat: int) -> None:
         conn = self.conns[seat]
         limits = self.config.limits
         deadline = trio.current_time() + limits.startup_ms / 1000
@@ -298,8 +307,13 @@ async def play_game(
     config: RefereeConfig | None = None,
     connect: Callable[[BotSpec], Connection] | None = None,
     observer: Observer | None = None,
+    start_limiter: trio.CapacityLimiter | None = None,
+    game_id: str = "",
 ) -> GameRecord:
-    """Play one game between `bots` (seat i is bots[i]) and return its record."""
+    """Play one game between `bots` (seat i is bots[i]) and return its record.
+
+    `start_limiter` bounds how many bots start at once (shared across concurrent games);
+    `game_id` is stored in the record (a tournament's schedule key)."""
     config = config or RefereeConfig()
     ruleset = get_ruleset(ruleset_id)
     ruleset.check_players(len(bots))
@@ -316,7 +330,7 @@ async def play_game(
         try:
             async with trio.open_nursery() as starting:
                 for seat in range(len(conns)):
-                    starting.start_soon(game.handshake, nursery, seat)
+                    starting.start_soon(game.handshake, nursery, seat, start_limiter)
             await game.play()
             outcome = game.state.outcome()
             ranks = ranks_with_faults(outcome.ranks, game.out)
@@ -341,6 +355,7 @@ async def play_game(
         ranks=ranks,
         seconds=round(time.perf_counter() - started, 3),
         stderr=[c.stderr_text() for c in conns],
+        game=game_id,
     )
 
 

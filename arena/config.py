@@ -1,0 +1,140 @@
+"""The tournament file: TOML read into typed config, with errors that say where and what."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import msgspec
+from msgspec import Meta
+
+from arena.bot import BotSpec, BotSpecError, load_bot
+from arena.games import GameConfigError, get_ruleset
+from arena.referee import RefereeConfig
+from protocol.messages import Limits
+
+Format = Literal["round-robin", "swiss", "gauntlet"]
+Seconds = Annotated[float, Meta(ge=0)]
+
+
+class ConfigError(ValueError):
+    """A tournament file that cannot be run; the message names the file and the field."""
+
+
+class BotEntry(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """A bot: a folder holding bot.toml (`path`), or a `command` with optional name and cwd."""
+
+    path: str | None = None
+    command: list[str] | str | None = None
+    name: str | None = None
+    cwd: str | None = None
+    env: dict[str, str] = msgspec.field(default_factory=dict)
+
+
+class TimeControl(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """Seconds: to answer hello, per decision, and an optional bank with increment."""
+
+    move: Seconds = 1.0
+    startup: Seconds = 10.0
+    bank: Seconds = 0.0
+    increment: Seconds = 0.0
+
+    def limits(self) -> Limits:
+        return Limits(
+            startup_ms=round(self.startup * 1000),
+            move_ms=round(self.move * 1000),
+            bank_ms=round(self.bank * 1000),
+            increment_ms=round(self.increment * 1000),
+        )
+
+
+class TournamentConfig(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """Everything that defines a tournament; the schedule derives from it and the seed."""
+
+    name: Annotated[str, Meta(min_length=1, pattern=r"^[A-Za-z0-9._-]+$")]
+    ruleset: str
+    bots: list[BotEntry]
+    format: Format = "round-robin"
+    seats: Annotated[int, Meta(ge=1, le=6)] = 2
+    deals: Annotated[int, Meta(ge=1)] = 1
+    rounds: Annotated[int, Meta(ge=1)] = 5
+    challenger: str | None = None
+    max_tables: Annotated[int, Meta(ge=1)] | None = None
+    seed: int = 1
+    jobs: Annotated[int, Meta(ge=1)] | None = None
+    options: dict[str, Any] = msgspec.field(default_factory=dict)
+    time: TimeControl = TimeControl()
+
+    def referee_config(self) -> RefereeConfig:
+        return RefereeConfig(limits=self.time.limits())
+
+
+class Tournament(msgspec.Struct, frozen=True):
+    """A checked tournament file: its config, the bots resolved to specs, its location."""
+
+    config: TournamentConfig
+    bots: list[BotSpec]
+    source: str
+
+    @property
+    def jobs(self) -> int:
+        return self.config.jobs or os.cpu_count() or 1
+
+
+def _bot(entry: BotEntry, base: Path, index: int) -> BotSpec:
+    where = f"bots[{index}]"
+    if (entry.path is None) == (entry.command is None):
+        raise ConfigError(f"{where}: give either path (a bot folder) or command")
+    if entry.path is not None:
+        try:
+            spec = load_bot(str((base / entry.path).resolve()))
+        except BotSpecError as exc:
+            raise ConfigError(f"{where}: {exc}") from None
+        name = entry.name or spec.name
+        return BotSpec(name, spec.command, spec.cwd, {**spec.env, **entry.env})
+    assert entry.command is not None
+    command = shlex.split(entry.command) if isinstance(entry.command, str) else entry.command
+    if not command:
+        raise ConfigError(f"{where}: the command is empty")
+    cwd = (base / entry.cwd).resolve() if entry.cwd else base.resolve()
+    exe = command[0]
+    if exe != "{python}" and shutil.which(exe) is None and not (cwd / exe).is_file():
+        raise ConfigError(f"{where}: {exe!r} was not found (cwd {cwd})")
+    return BotSpec(entry.name or Path(command[-1]).stem, list(command), str(cwd), entry.env)
+
+
+def load_tournament(path: str | os.PathLike[str]) -> Tournament:
+    """Read and check a tournament file; every problem is a ConfigError naming the field."""
+    file = Path(path)
+    if not file.is_file():
+        raise ConfigError(f"no tournament file at {file}")
+    try:
+        config = msgspec.toml.decode(file.read_bytes(), type=TournamentConfig)
+    except msgspec.ValidationError as exc:
+        raise ConfigError(f"{file}: {exc}") from None
+    except msgspec.DecodeError as exc:
+        raise ConfigError(f"{file}: not valid TOML: {exc}") from None
+    try:
+        ruleset = get_ruleset(config.ruleset)
+        ruleset.options(config.options)
+        ruleset.check_players(config.seats)
+    except GameConfigError as exc:
+        raise ConfigError(f"{file}: {exc}") from None
+    bots = [_bot(entry, file.parent, i) for i, entry in enumerate(config.bots)]
+    names = [b.name for b in bots]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise ConfigError(f"{file}: bot names must differ; repeated: {', '.join(duplicates)}")
+    if len(bots) < config.seats:
+        raise ConfigError(f"{file}: {config.seats} seats per table need at least that many bots")
+    if config.format == "gauntlet":
+        if config.challenger is None:
+            raise ConfigError(f"{file}: a gauntlet needs challenger = one of the bots' names")
+        if config.challenger not in names:
+            raise ConfigError(
+                f"{file}: challenger {config.challenger!r} is not a bot; bots: {', '.join(names)}"
+            )
+    return Tournament(config, bots, str(file.resolve()))

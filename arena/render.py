@@ -1,0 +1,155 @@
+"""rich views of tournaments: the leaderboard (also as CSV and JSON) and live progress."""
+
+from __future__ import annotations
+
+import csv
+import io
+import time
+from collections.abc import Sequence
+
+import msgspec
+from rich.console import Group
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from arena.leaderboard import Leaderboard, leaderboard
+from arena.records import GameRecord
+from arena.tournament import Progress as TournamentProgress
+
+FAULT_KINDS = ("startup", "timeout", "crash", "malformed", "schema", "illegal")
+
+
+def _faults(counts: dict[str, int]) -> str:
+    return ", ".join(f"{kind} {counts[kind]}" for kind in FAULT_KINDS if counts.get(kind)) or "-"
+
+
+def leaderboard_table(
+    board: Leaderboard, title: str = "Leaderboard", top: int | None = None
+) -> Table:
+    """Rank, bot, Elo ± 95% error, games, score %, mean place, LOS over the next, faults."""
+    table = Table(title=title)
+    for name, justify in (
+        ("#", "right"),
+        ("bot", "left"),
+        ("Elo", "right"),
+        ("± 95%", "right"),
+        ("games", "right"),
+        ("score", "right"),
+        ("place", "right"),
+        ("LOS next", "right"),
+        ("faults", "left"),
+    ):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for row in board.rows[:top]:
+        table.add_row(
+            str(row.rank),
+            row.bot,
+            f"{round(row.elo):+d}",
+            f"{row.error:.0f}",
+            str(row.games),
+            f"{100 * row.score:.1f}%" if row.games else "-",
+            f"{row.mean_place:.2f}" if row.mean_place is not None else "-",
+            f"{100 * row.los_next:.0f}%" if row.los_next is not None else "",
+            _faults(row.faults),
+        )
+    return table
+
+
+def pairs_table(board: Leaderboard) -> Table:
+    """Head-to-head scores: each bot's score against each opponent it met."""
+    table = Table(title="Head to head")
+    table.add_column("bot")
+    table.add_column("opponent")
+    table.add_column("score", justify="right")
+    table.add_column("games", justify="right")
+    for p in board.pairs:
+        table.add_row(p.bot, p.opponent, f"{100 * p.score:.1f}%", str(p.games))
+    return table
+
+
+def leaderboard_csv(board: Leaderboard) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(
+        [
+            "rank",
+            "bot",
+            "elo",
+            "error",
+            "games",
+            "score",
+            "mean_place",
+            "los_next",
+            *(f"faults_{k}" for k in FAULT_KINDS),
+        ]
+    )
+    for r in board.rows:
+        writer.writerow(
+            [
+                r.rank,
+                r.bot,
+                r.elo,
+                r.error,
+                r.games,
+                r.score,
+                "" if r.mean_place is None else r.mean_place,
+                "" if r.los_next is None else r.los_next,
+                *(r.faults.get(k, 0) for k in FAULT_KINDS),
+            ]
+        )
+    return out.getvalue()
+
+
+def leaderboard_json(board: Leaderboard) -> str:
+    return msgspec.json.format(msgspec.json.encode(board)).decode()
+
+
+class LiveTournament:
+    """Progress bar (games done and to do, rate, ETA) and the current top of the table."""
+
+    def __init__(
+        self, name: str, bots: Sequence[str], records: Sequence[GameRecord], total: int
+    ) -> None:
+        self.bots = list(bots)
+        self.records = list(records)  # including games finished before a resume
+        done = len(self.records)
+        self.progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[rate]}"),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+        )
+        self.task = self.progress.add_task(name, total=total, completed=done, rate="")
+        self.started = time.monotonic()
+        self.new = 0
+        self.top = Table()
+        self._refreshed = 0.0
+
+    def add(self, record: GameRecord, progress: TournamentProgress) -> None:
+        self.records.append(record)
+        self.new += 1
+        rate = self.new / max(1e-9, time.monotonic() - self.started)
+        label = f"{rate:.1f} games/s"
+        if progress.rounds and progress.round:
+            label += f", round {progress.round}/{progress.rounds}"
+        self.progress.update(
+            self.task, completed=progress.done, total=max(progress.total, progress.done), rate=label
+        )
+        now = time.monotonic()
+        if now - self._refreshed > 1.0:  # refitting every game would be wasted work
+            self._refreshed = now
+            board = leaderboard(self.records, self.bots)
+            self.top = leaderboard_table(board, title="Top of the table", top=5)
+
+    def __rich__(self) -> Group:
+        return Group(self.progress, self.top)

@@ -1,0 +1,104 @@
+"""A tournament's results folder: its config, its schedule and the journal of finished games.
+
+`results/<name>/tournament.json` pins what was started, `schedule.jsonl` lists every planned
+game, and `games.jsonl` gets each finished game appended and flushed as it ends. Re-opening
+the folder for the same tournament resumes it: finished games are never played again.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import msgspec
+
+from arena.config import ConfigError, Tournament, TournamentConfig
+from arena.records import GameRecord, append_record, read_records
+from arena.schedule import Game
+
+CONFIG_FILE = "tournament.json"
+SCHEDULE_FILE = "schedule.jsonl"
+GAMES_FILE = "games.jsonl"
+
+
+class Stored(msgspec.Struct, frozen=True):
+    """What the folder remembers of the tournament: its config and the bots' names."""
+
+    config: TournamentConfig
+    bots: list[str]
+
+
+def _same_tournament(a: TournamentConfig, b: TournamentConfig) -> bool:
+    # How many games run at once does not change which games are played.
+    return msgspec.structs.replace(a, jobs=None) == msgspec.structs.replace(b, jobs=None)
+
+
+class ResultsDir:
+    """One tournament's folder under the results root."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.games_file = path / GAMES_FILE
+        self.schedule_file = path / SCHEDULE_FILE
+
+    @classmethod
+    def open(cls, root: str | Path, tournament: Tournament, *, fresh: bool = False) -> ResultsDir:
+        """Create or resume `root/<name>`; refuse a folder that holds another tournament."""
+        path = Path(root) / tournament.config.name
+        if fresh and path.exists():
+            shutil.rmtree(path)
+        path.mkdir(parents=True, exist_ok=True)
+        stored_file = path / CONFIG_FILE
+        current = Stored(tournament.config, [b.name for b in tournament.bots])
+        if stored_file.exists():
+            stored = msgspec.json.decode(stored_file.read_bytes(), type=Stored)
+            if not _same_tournament(stored.config, current.config) or stored.bots != current.bots:
+                raise ConfigError(
+                    f"{path} holds results of a different tournament called "
+                    f"{tournament.config.name!r}; change the name, or pass --fresh to "
+                    "discard those results"
+                )
+        else:
+            stored_file.write_bytes(msgspec.json.format(msgspec.json.encode(current)))
+        return cls(path)
+
+    @classmethod
+    def existing(cls, path: str | Path) -> ResultsDir:
+        """A results folder to read (for the leaderboard)."""
+        folder = Path(path)
+        if not (folder / GAMES_FILE).is_file() and not (folder / CONFIG_FILE).is_file():
+            raise ConfigError(f"{folder} is not a tournament results folder (no {GAMES_FILE})")
+        return cls(folder)
+
+    def stored(self) -> Stored | None:
+        file = self.path / CONFIG_FILE
+        if not file.exists():
+            return None
+        return msgspec.json.decode(file.read_bytes(), type=Stored)
+
+    def records(self) -> list[GameRecord]:
+        """Every finished game, in the order it finished."""
+        if not self.games_file.exists():
+            return []
+        return list(read_records(self.games_file))
+
+    def finished(self) -> dict[str, GameRecord]:
+        return {r.game: r for r in self.records()}
+
+    def append(self, record: GameRecord) -> None:
+        append_record(self.games_file, record)
+
+    def planned(self) -> list[Game]:
+        """Every game in the schedule file, in the order planned."""
+        if not self.schedule_file.exists():
+            return []
+        lines = self.schedule_file.read_bytes().splitlines()
+        return [msgspec.json.decode(line, type=Game) for line in lines if line.strip()]
+
+    def plan(self, games: list[Game]) -> None:
+        """Write planned games to the schedule file (each once, in order)."""
+        known = {g.id for g in self.planned()}
+        new = [g for g in games if g.id not in known]
+        if new:
+            with open(self.schedule_file, "ab") as fh:
+                fh.write(b"".join(msgspec.json.encode(g) + b"\n" for g in new))

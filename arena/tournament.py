@@ -1,0 +1,118 @@
+"""Run a tournament: the schedule from the seed, games in parallel, every result journaled.
+
+Games run concurrently under a trio CapacityLimiter (`jobs`), bot start-ups are throttled,
+and each finished game is appended to the results folder before the next one is counted, so
+an interrupted tournament resumes where it stopped with no game lost or played twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import trio
+
+from arena.config import Tournament
+from arena.records import GameRecord
+from arena.referee import play_game
+from arena.results import ResultsDir
+from arena.schedule import (
+    Game,
+    gauntlet,
+    round_robin,
+    standings_from,
+    swiss_round,
+)
+
+MAX_STARTING = 8  # bots starting at once, across all games
+
+
+@dataclass
+class Progress:
+    """Where a tournament stands: games done and planned (Swiss plans round by round)."""
+
+    done: int
+    total: int
+    round: int = 0
+    rounds: int = 0
+
+
+OnGame = Callable[[GameRecord, Progress], None]
+
+
+def fixed_schedule(t: Tournament) -> list[Game]:
+    """The whole schedule of a round-robin or gauntlet tournament."""
+    c = t.config
+    names = [b.name for b in t.bots]
+    if c.format == "gauntlet":
+        assert c.challenger is not None
+        field = [n for n in names if n != c.challenger]
+        return gauntlet(c.challenger, field, c.seats, c.deals, c.seed)
+    return round_robin(names, c.seats, c.deals, c.seed, c.max_tables)
+
+
+def planned_total(t: Tournament) -> int:
+    """How many games the tournament will play in all."""
+    c = t.config
+    if c.format != "swiss":
+        return len(fixed_schedule(t))
+    tables = len(t.bots) // c.seats
+    return c.rounds * tables * c.deals * c.seats
+
+
+async def _play_all(
+    t: Tournament,
+    games: list[Game],
+    results: ResultsDir,
+    on_game: OnGame | None,
+    progress: Progress,
+) -> None:
+    specs = {b.name: b for b in t.bots}
+    config = t.config.referee_config()
+    starting = trio.CapacityLimiter(MAX_STARTING)
+    queue: Iterator[Game] = iter(games)
+
+    async def worker() -> None:
+        for game in queue:  # workers share one iterator: each game is taken once
+            record = await play_game(
+                t.config.ruleset,
+                [specs[name] for name in game.seats],
+                options=t.config.options,
+                seed=game.seed,
+                config=config,
+                start_limiter=starting,
+                game_id=game.id,
+            )
+            results.append(record)  # journaled before it counts
+            progress.done += 1
+            if on_game is not None:
+                on_game(record, progress)
+
+    async with trio.open_nursery() as nursery:
+        for _ in range(min(t.jobs, max(1, len(games)))):
+            nursery.start_soon(worker)
+
+
+async def run_tournament(
+    t: Tournament, results: ResultsDir, on_game: OnGame | None = None
+) -> list[GameRecord]:
+    """Play every game of the tournament not yet in `results`; return all records."""
+    c = t.config
+    finished = results.finished()
+    progress = Progress(done=len(finished), total=planned_total(t), rounds=c.rounds)
+    if c.format != "swiss":
+        games = fixed_schedule(t)
+        results.plan(games)
+        await _play_all(t, [g for g in games if g.id not in finished], results, on_game, progress)
+        return results.records()
+    names = [b.name for b in t.bots]
+    for number in range(1, c.rounds + 1):
+        # Each round is derived from the results of the rounds before it (all journaled).
+        records = results.finished()
+        earlier = [(g, records[g.id].ranks) for g in results.planned() if g.round < number]
+        games, _byes = swiss_round(names, standings_from(earlier), number, c.seats, c.deals, c.seed)
+        results.plan(games)
+        progress.round = number
+        todo = [g for g in games if g.id not in records]
+        await _play_all(t, todo, results, on_game, progress)
+    return results.records()
