@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, TypeVar
 
 import msgspec
 import trio
@@ -43,6 +44,7 @@ app = typer.Typer(
     add_completion=False,
 )
 console = Console()
+T = TypeVar("T")
 protocol_app = typer.Typer(help="The bot protocol.", no_args_is_help=True)
 app.add_typer(protocol_app, name="protocol")
 
@@ -51,6 +53,16 @@ def fail(message: str, code: int = 2) -> typer.Exit:
     """Print an error in words and return the Exit to raise."""
     console.print(f"[red]error:[/red] {message}", highlight=False)
     return typer.Exit(code)
+
+
+def run_trio(fn: Callable[..., Awaitable[T]], *args: Any) -> T:
+    """trio.run, with Ctrl-C surfacing as a plain KeyboardInterrupt (not inside a group)."""
+    try:
+        return trio.run(fn, *args)
+    except BaseExceptionGroup as group:
+        if group.subgroup(KeyboardInterrupt) is not None:
+            raise KeyboardInterrupt from None
+        raise
 
 
 def load_bots(texts: list[str]) -> list[BotSpec]:
@@ -187,7 +199,7 @@ def play(
         rs = get_ruleset(ruleset)
         options = rs.options(parse_options(option))
         rs.check_players(len(specs))
-        result = trio.run(
+        result = run_trio(
             lambda: play_game(
                 ruleset, specs, options=options, seed=seed, config=config, observer=observe
             )
@@ -256,7 +268,7 @@ def check_bot_cmd(
             f"  {rec.ruleset} with {rec.players} players, seed {rec.seed}: done", highlight=False
         )
 
-    report = trio.run(
+    report = run_trio(
         lambda: check_bot(spec, rulesets, games=games, config=config, on_game=progress)
     )
     console.print(
@@ -345,12 +357,13 @@ def tournament(
     live_view = LiveTournament(c.name, names, before, total)
     try:
         with Live(live_view, console=console, refresh_per_second=4, transient=True):
-            records = trio.run(run_tournament, t, folder, live_view.add)
+            records = run_trio(run_tournament, t, folder, live_view.add)
     except KeyboardInterrupt:
         done = len(folder.records())
         console.print(
             f"\n[yellow]interrupted[/yellow]: {done} finished games are saved in {folder.path}. "
-            f"Resume with: arena tournament {file}",
+            f"Resume with: arena tournament {file}"
+            + (f" --results {results}" if results != Path("results") else ""),
             highlight=False,
         )
         raise typer.Exit(130) from None
@@ -425,7 +438,7 @@ def sprt(
         )
 
     config = referee_config(move_time, 10.0, 0.0, 0.0)
-    state = trio.run(
+    state = run_trio(
         lambda: run_match(
             a,
             b,

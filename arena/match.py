@@ -10,7 +10,7 @@ import trio
 
 from arena.bot import BotSpec
 from arena.records import GameRecord
-from arena.referee import RefereeConfig, play_game
+from arena.referee import Connection, RefereeConfig, play_game
 from arena.schedule import deal_seed
 from arena.sprt import PAIR_SCORES, Sprt, Status
 
@@ -54,6 +54,7 @@ async def run_match(
     max_pairs: int = 10_000,
     jobs: int = 2,
     on_pair: Callable[[MatchState], None] | None = None,
+    connect: Callable[[BotSpec], Connection] | None = None,
 ) -> MatchState:
     """Play deals, each once with A in seat 0 and once with B in seat 0, until the SPRT
     accepts H0 or H1 or `max_pairs` pairs are played."""

@@ -7,8 +7,10 @@ the folder for the same tournament resumes it: finished games are never played a
 
 from __future__ import annotations
 
+import fcntl
 import shutil
 from pathlib import Path
+from typing import BinaryIO
 
 import msgspec
 
@@ -19,6 +21,7 @@ from arena.schedule import Game
 CONFIG_FILE = "tournament.json"
 SCHEDULE_FILE = "schedule.jsonl"
 GAMES_FILE = "games.jsonl"
+LOCK_FILE = ".lock"
 
 
 class Stored(msgspec.Struct, frozen=True):
@@ -38,6 +41,7 @@ class ResultsDir:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._lock: BinaryIO | None = None
         self.games_file = path / GAMES_FILE
         self.schedule_file = path / SCHEDULE_FILE
 
@@ -60,7 +64,30 @@ class ResultsDir:
                 )
         else:
             stored_file.write_bytes(msgspec.json.format(msgspec.json.encode(current)))
-        return cls(path)
+        folder = cls(path)
+        folder.lock()
+        return folder
+
+    def lock(self) -> None:
+        """Hold the folder for this process: two runs of one tournament would play games twice."""
+        fh = open(self.path / LOCK_FILE, "wb")  # noqa: SIM115 - held until release()
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.close()
+            raise ConfigError(f"{self.path} is in use by another run of this tournament") from None
+        self._lock = fh
+
+    def release(self) -> None:
+        if self._lock is not None:
+            self._lock.close()  # closing drops the lock
+            self._lock = None
+
+    def __enter__(self) -> ResultsDir:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
 
     @classmethod
     def existing(cls, path: str | Path) -> ResultsDir:
