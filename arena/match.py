@@ -74,6 +74,7 @@ async def run_match(
                         options=options,
                         seed=game_seed,
                         config=config,
+                        connect=connect,
                         game_id=f"d{deal}-{seats[0].name}",
                     )
                 )

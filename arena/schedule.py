@@ -328,7 +328,8 @@ def standings_from(
 
     `byes` names a bot once per bye it was given; each adds `bye_points` and one to `byes`.
     A bye counts as a win: pass `bye_points=bye_value(seats, deals)` to credit 1.0 point
-    for every game of the round sat out (the default credits a single game).
+    for every game of the round sat out (the default credits a single game). `byes_from`
+    recovers the byes from a Swiss schedule.
     """
     table: dict[str, Standing] = {}
     shared: dict[tuple[str, str], set[tuple[int, int]]] = {}
@@ -360,6 +361,16 @@ def standings_from(
     return table
 
 
+def byes_from(bots: Sequence[str], games: Iterable[Game]) -> list[str]:
+    """The byes of the rounds planned in `games`: every bot of `bots` seated in none of a
+    round's games, once per such round (byes are not games, so a resumed tournament
+    re-derives them from its schedule for `standings_from`)."""
+    seated: dict[int, set[str]] = {}
+    for game in games:
+        seated.setdefault(game.round, set()).update(game.seats)
+    return [name for round in sorted(seated) for name in bots if name not in seated[round]]
+
+
 # -- Swiss ---------------------------------------------------------------------------------
 
 
@@ -387,9 +398,12 @@ def swiss_round(
     top unseated bot, then one by one the bot among the next few by rank (a table's worth of
     slack) that has shared fewest tables with those already seated.
 
-    Seating: at each table, the bot with the fewest leads for its games played gets seat 0
-    of deal 0's first game, the next one deal 1's, and so on (ties in seeded order); with
-    every rotation played, every bot sits in every seat equally often.
+    Seating: every deal is played in every rotation, so every bot sits in every seat exactly
+    `deals` times per round played. Who leads (seat 0 of a deal's rotation 0): at each table
+    the bot with the fewest leads for its games played (`leads - games / k**2`) leads deal 0,
+    the next one deal 1, and so on round the table (ties in seeded order); so with 2 seats
+    and even `deals` every bot leads exactly half its deals, and with odd `deals` the bot
+    that had led less leads the extra one. Pairing itself ignores leads.
     """
     _check(bots, seats, deals)
     rng = random.Random(f"{seed}:swiss:{round}")
@@ -502,6 +516,7 @@ __all__ = [
     "Standing",
     "balanced_tables",
     "bye_value",
+    "byes_from",
     "deal_seed",
     "game_id",
     "game_scores",

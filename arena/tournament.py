@@ -18,6 +18,8 @@ from arena.referee import play_game
 from arena.results import ResultsDir
 from arena.schedule import (
     Game,
+    bye_value,
+    byes_from,
     gauntlet,
     round_robin,
     standings_from,
@@ -47,7 +49,7 @@ def fixed_schedule(t: Tournament) -> list[Game]:
     if c.format == "gauntlet":
         assert c.challenger is not None
         field = [n for n in names if n != c.challenger]
-        return gauntlet(c.challenger, field, c.seats, c.deals, c.seed)
+        return gauntlet(c.challenger, field, c.seats, c.deals, c.seed, c.max_tables)
     return round_robin(names, c.seats, c.deals, c.seed, c.max_tables)
 
 
@@ -109,8 +111,12 @@ async def run_tournament(
     for number in range(1, c.rounds + 1):
         # Each round is derived from the results of the rounds before it (all journaled).
         records = results.finished()
-        earlier = [(g, records[g.id].ranks) for g in results.planned() if g.round < number]
-        games, _byes = swiss_round(names, standings_from(earlier), number, c.seats, c.deals, c.seed)
+        planned = [g for g in results.planned() if g.round < number]
+        earlier = [(g, records[g.id].ranks) for g in planned]
+        standings = standings_from(
+            earlier, byes_from(names, planned), bye_points=bye_value(c.seats, c.deals)
+        )
+        games, _ = swiss_round(names, standings, number, c.seats, c.deals, c.seed)
         results.plan(games)
         progress.round = number
         todo = [g for g in games if g.id not in records]
