@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -39,6 +38,7 @@ from arena.local import Decide, LocalBot, Sender, play_local, random_decider
 from arena.records import GameRecord
 from arena.replay import replay
 from protocol import transcript
+from tests.helpers.messages import strings
 
 GOLDEN = Path(__file__).with_name("golden")
 UPDATE = os.environ.get("ARENA_UPDATE_GOLDEN") == "1"
@@ -205,18 +205,6 @@ def explain(path: Path, old: list[bytes], new: list[bytes]) -> str | None:
 
 # --------------------------------------------------------------------------
 # The leak guard
-
-
-def strings(value: Any) -> Iterator[str]:
-    """Every string value inside a decoded JSON message."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from strings(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from strings(v)
 
 
 def hidden_cards(

@@ -28,6 +28,7 @@ from arena.games.odin import Play
 from arena.records import GameRecord, append_record, read_records
 from arena.referee import RefereeConfig, fallback_rng, play_game, ranks_with_faults
 from protocol.messages import MAX_LINE_BYTES, Limits
+from tests.helpers.messages import strings
 
 BOTS = Path(__file__).parent / "bots"
 EXAMPLE_BOT = Path(__file__).parent.parent / "examples" / "bots" / "random-py"
@@ -560,17 +561,6 @@ async def test_extra_line_is_caught_even_when_the_same_bot_decides_next(
 
 
 # -- what bots are told --------------------------------------------------------------------
-
-
-def strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from strings(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from strings(v)
 
 
 @pytest.mark.parametrize(
