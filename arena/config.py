@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+import typing
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -100,10 +101,14 @@ def _bot(entry: BotEntry, base: Path, index: int) -> BotSpec:
     if not command:
         raise ConfigError(f"{where}: the command is empty")
     cwd = (base / entry.cwd).resolve() if entry.cwd else base.resolve()
+    if not cwd.is_dir():
+        raise ConfigError(f"{where}: cwd {cwd} is not a folder")
     exe = command[0]
     if exe != "{python}" and shutil.which(exe) is None and not (cwd / exe).is_file():
         raise ConfigError(f"{where}: {exe!r} was not found (cwd {cwd})")
-    return BotSpec(entry.name or Path(command[-1]).stem, list(command), str(cwd), entry.env)
+    # Default name: the program's file, e.g. "bot" for ["{python}", "bot.py", "--fast"].
+    words = [w for w in command[1:] if not w.startswith("-")] or [command[0]]
+    return BotSpec(entry.name or Path(words[0]).stem, list(command), str(cwd), entry.env)
 
 
 def load_tournament(path: str | os.PathLike[str]) -> Tournament:
@@ -114,7 +119,10 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
     try:
         config = msgspec.toml.decode(file.read_bytes(), type=TournamentConfig)
     except msgspec.ValidationError as exc:
-        raise ConfigError(f"{file}: {exc}") from None
+        text = str(exc)
+        if text.endswith("`$.format`"):
+            text += f"; formats: {', '.join(typing.get_args(Format))}"
+        raise ConfigError(f"{file}: {text}") from None
     except msgspec.DecodeError as exc:
         raise ConfigError(f"{file}: not valid TOML: {exc}") from None
     try:
@@ -123,7 +131,10 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
         ruleset.check_players(config.seats)
     except GameConfigError as exc:
         raise ConfigError(f"{file}: {exc}") from None
-    bots = [_bot(entry, file.parent, i) for i, entry in enumerate(config.bots)]
+    try:
+        bots = [_bot(entry, file.parent, i) for i, entry in enumerate(config.bots)]
+    except ConfigError as exc:
+        raise ConfigError(f"{file}: {exc}") from None
     names = [b.name for b in bots]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:

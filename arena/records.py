@@ -63,7 +63,7 @@ _encoder = msgspec.json.Encoder()
 _decoder = msgspec.json.Decoder(GameRecord)
 
 
-def _drop_torn_tail(fh: BinaryIO) -> None:
+def drop_torn_tail(fh: BinaryIO) -> None:
     """Cut an unfinished last line (a crash mid-write), so the next record starts a line."""
     end = pos = fh.seek(0, os.SEEK_END)
     while pos > 0:
@@ -84,7 +84,7 @@ def append_record(path: str | os.PathLike[str], record: GameRecord) -> None:
     """Append one record as a line and flush it to disk, so a crash loses no finished game."""
     line = _encoder.encode(record) + b"\n"
     with open(path, "ab+") as fh:
-        _drop_torn_tail(fh)
+        drop_torn_tail(fh)
         fh.write(line)
         fh.flush()
         os.fsync(fh.fileno())

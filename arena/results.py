@@ -15,7 +15,7 @@ from typing import BinaryIO
 import msgspec
 
 from arena.config import ConfigError, Tournament, TournamentConfig
-from arena.records import GameRecord, append_record, read_records
+from arena.records import GameRecord, append_record, drop_torn_tail, read_records
 from arena.schedule import Game
 
 CONFIG_FILE = "tournament.json"
@@ -119,13 +119,23 @@ class ResultsDir:
         """Every game in the schedule file, in the order planned."""
         if not self.schedule_file.exists():
             return []
-        lines = self.schedule_file.read_bytes().splitlines()
-        return [msgspec.json.decode(line, type=Game) for line in lines if line.strip()]
+        games = []
+        lines = self.schedule_file.read_bytes().split(b"\n")
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                games.append(msgspec.json.decode(line, type=Game))
+            except msgspec.DecodeError:
+                if number < len(lines) - 1 or (number == len(lines) - 1 and lines[-1]):
+                    raise  # only the last line can be torn by a crash mid-write
+        return games
 
     def plan(self, games: list[Game]) -> None:
         """Write planned games to the schedule file (each once, in order)."""
         known = {g.id for g in self.planned()}
         new = [g for g in games if g.id not in known]
         if new:
-            with open(self.schedule_file, "ab") as fh:
+            with open(self.schedule_file, "ab+") as fh:
+                drop_torn_tail(fh)
                 fh.write(b"".join(msgspec.json.encode(g) + b"\n" for g in new))

@@ -111,13 +111,16 @@ async def run_tournament(
     for number in range(1, c.rounds + 1):
         # Each round is derived from the results of the rounds before it (all journaled).
         records = results.finished()
-        planned = [g for g in results.planned() if g.round < number]
-        earlier = [(g, records[g.id].ranks) for g in planned]
-        standings = standings_from(
-            earlier, byes_from(names, planned), bye_points=bye_value(c.seats, c.deals)
-        )
-        games, _ = swiss_round(names, standings, number, c.seats, c.deals, c.seed)
-        results.plan(games)
+        schedule = results.planned()
+        games = [g for g in schedule if g.round == number]
+        if not games:  # a round already planned is read back, never re-derived
+            planned = [g for g in schedule if g.round < number]
+            earlier = [(g, records[g.id].ranks) for g in planned]
+            standings = standings_from(
+                earlier, byes_from(names, planned), bye_points=bye_value(c.seats, c.deals)
+            )
+            games, _ = swiss_round(names, standings, number, c.seats, c.deals, c.seed)
+            results.plan(games)
         progress.round = number
         todo = [g for g in games if g.id not in records]
         await _play_all(t, todo, results, on_game, progress)
