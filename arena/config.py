@@ -139,6 +139,11 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
         raise ConfigError(f"{file}: bot names must differ; repeated: {', '.join(duplicates)}")
+    if config.seats == 1 and config.format != "round-robin":
+        raise ConfigError(
+            f'{file}: a solo ruleset (seats = 1) plays format = "round-robin": '
+            "every bot plays the same deals"
+        )
     if len(bots) < config.seats:
         raise ConfigError(f"{file}: {config.seats} seats per table need at least that many bots")
     if config.format == "gauntlet":

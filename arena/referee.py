@@ -65,7 +65,10 @@ Observer = Callable[[GameState[Any, Any], list[tuple[Audience, msgspec.Struct]]]
 
 
 def ranks_with_faults(game_ranks: Sequence[int], faulted: set[int]) -> list[int]:
-    """Faulting seats share the last place; the others keep their order among themselves."""
+    """Faulting seats share the last place; the others keep their order among themselves.
+    Alone against a dummy (a solo ruleset), a faulting bot loses: rank 2."""
+    if len(game_ranks) == 1:
+        return [2] if faulted else list(game_ranks)
     ok = [s for s in range(len(game_ranks)) if s not in faulted]
     ranks = [len(ok) + 1] * len(game_ranks)
     for s in ok:

@@ -35,27 +35,28 @@ def leaderboard_table(
 ) -> Table:
     """Rank, bot, Elo ± 95% error, games, score %, mean place, LOS over the next, faults."""
     table = Table(title=title)
-    for name, justify in (
-        ("#", "right"),
-        ("bot", "left"),
-        ("Elo", "right"),
-        ("± 95%", "right"),
-        ("games", "right"),
-        ("score", "right"),
-        ("place", "right"),
-        ("LOS next", "right"),
-        ("faults", "left"),
-    ):
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    # Solo rulesets: win rate and margin against the dummy instead of places at a table.
+    middle = ("win rate", "margin ± 95%") if board.solo else ("score", "place")
+    for name in ("#", "bot", "Elo", "± 95%", "games", *middle, "LOS next", "faults"):
+        table.add_column(name, justify="left" if name in ("bot", "faults") else "right")
     for row in board.rows[:top]:
+        if board.solo:
+            cells = (
+                f"{100 * row.win_rate:.1f}%" if row.win_rate is not None else "-",
+                f"{row.margin:+.1f} ± {row.margin_error:.1f}" if row.margin is not None else "-",
+            )
+        else:
+            cells = (
+                f"{100 * row.score:.1f}%" if row.games else "-",
+                f"{row.mean_place:.2f}" if row.mean_place is not None else "-",
+            )
         table.add_row(
             str(row.rank),
             row.bot,
             f"{round(row.elo):+d}",
             f"{row.error:.0f}",
             str(row.games),
-            f"{100 * row.score:.1f}%" if row.games else "-",
-            f"{row.mean_place:.2f}" if row.mean_place is not None else "-",
+            *cells,
             f"{100 * row.los_next:.0f}%" if row.los_next is not None else "",
             _faults(row.faults),
         )
@@ -87,6 +88,9 @@ def leaderboard_csv(board: Leaderboard) -> str:
             "score",
             "mean_place",
             "los_next",
+            "win_rate",
+            "margin",
+            "margin_error",
             *(f"faults_{k}" for k in FAULT_KINDS),
         ]
     )
@@ -101,6 +105,7 @@ def leaderboard_csv(board: Leaderboard) -> str:
                 r.score,
                 "" if r.mean_place is None else r.mean_place,
                 "" if r.los_next is None else r.los_next,
+                *("" if v is None else v for v in (r.win_rate, r.margin, r.margin_error)),
                 *(r.faults.get(k, 0) for k in FAULT_KINDS),
             ]
         )

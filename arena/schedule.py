@@ -106,6 +106,28 @@ def table_games(
     return games
 
 
+def solo(bots: Sequence[str], deals: int, seed: int) -> list[Game]:
+    """A solo ruleset's schedule: every bot plays the same seeded deals alone, deal by deal,
+    so bots can be compared deal by deal (RULINGS 5). Table i is bot i."""
+    if deals < 1:
+        raise ValueError(f"deals must be at least 1, not {deals}")
+    if len(set(bots)) != len(bots):
+        raise ValueError("bot names must differ")
+    return [
+        Game(
+            id=game_id(0, table, deal, 0),
+            round=0,
+            table=table,
+            deal=deal,
+            rotation=0,
+            seats=(name,),
+            seed=deal_seed(seed, f"solo:d{deal}"),
+        )
+        for deal in range(deals)
+        for table, name in enumerate(bots)
+    ]
+
+
 # -- round robin and gauntlet ------------------------------------------------------------
 
 

@@ -22,6 +22,7 @@ from arena.schedule import (
     byes_from,
     gauntlet,
     round_robin,
+    solo,
     standings_from,
     swiss_round,
 )
@@ -46,6 +47,8 @@ def fixed_schedule(t: Tournament) -> list[Game]:
     """The whole schedule of a round-robin or gauntlet tournament."""
     c = t.config
     names = [b.name for b in t.bots]
+    if c.seats == 1:
+        return solo(names, c.deals, c.seed)
     if c.format == "gauntlet":
         assert c.challenger is not None
         field = [n for n in names if n != c.challenger]
