@@ -23,24 +23,45 @@ from typing import Literal
 import msgspec
 import trio
 
+from arena.sandbox import (
+    SandboxConfig,
+    SandboxUnavailable,
+    active,
+    launcher_error,
+    options_in_fd,
+    own_paths,
+    wrap,
+)
 from protocol.messages import MAX_LINE_BYTES
 
 FaultKind = Literal["startup", "timeout", "crash", "malformed", "schema", "illegal"]
 STDERR_LIMIT = 64 * 1024
 MANIFEST = "bot.toml"
+_LIMIT_SIGNALS = {
+    "SIGXCPU": " (its CPU time limit in the sandbox)",
+    "SIGXFSZ": " (its file size limit in the sandbox)",
+}
 
 
 class BotSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """How to start a bot: its name, command line, working directory and extra environment."""
+    """How to start a bot: its name, command line, working directory, extra environment,
+    its own folder (what a sandbox shows it besides the files its command names) and its
+    sandbox (None: none)."""
 
     name: str
     command: list[str]
     cwd: str | None = None
     env: dict[str, str] = msgspec.field(default_factory=dict)
+    folder: str | None = None
+    sandbox: SandboxConfig | None = None
 
     def argv(self) -> list[str]:
         """The command with `{python}` replaced by this interpreter (which has `protocol`)."""
         return [sys.executable if part == "{python}" else part for part in self.command]
+
+    def paths(self) -> list[str]:
+        """The host paths that are this bot's own: its folder and the files its command names."""
+        return own_paths(self.argv(), os.path.abspath(self.cwd or os.getcwd()), self.folder)
 
 
 class BotSpecError(ValueError):
@@ -67,7 +88,8 @@ def load_bot(text: str) -> BotSpec:
         command = shlex.split(data.command) if isinstance(data.command, str) else data.command
         if not command:
             raise BotSpecError(f"{manifest}: the command is empty")
-        return BotSpec(data.name, command, str(path.resolve()), data.env)
+        folder = str(path.resolve())
+        return BotSpec(data.name, command, folder, data.env, folder=folder)
     command = shlex.split(text)
     if not command:
         raise BotSpecError("an empty bot command")
@@ -94,14 +116,22 @@ class BotProcess:
     """A running bot: lines in and out with deadlines, stderr kept, killed as a group."""
 
     def __init__(
-        self, spec: BotSpec, *, max_line: int = MAX_LINE_BYTES, stderr_limit: int = STDERR_LIMIT
+        self,
+        spec: BotSpec,
+        *,
+        max_line: int = MAX_LINE_BYTES,
+        stderr_limit: int = STDERR_LIMIT,
+        hide: tuple[str, ...] = (),
     ) -> None:
         self.spec = spec
         self.max_line = max_line
         self.stderr_limit = stderr_limit
+        self.hide = hide  # paths a sandbox must not show this bot (see arena.sandbox.wrap)
+        self.sandboxed = False
         self.process: trio.Process | None = None
         self._stderr = bytearray()
         self._stderr_dropped = 0
+        self._stderr_closed = trio.Event()
         self._lines: deque[tuple[bytes, float]] = deque()  # read, not yet asked for
         self._partial = bytearray()
         self._eof = False
@@ -111,20 +141,38 @@ class BotProcess:
 
     # -- life cycle ------------------------------------------------------------
     async def start(self, nursery: trio.Nursery) -> None:
-        """Spawn the process in a new session (its own process group); raise a startup fault."""
-        env = {**os.environ, **self.spec.env}
+        """Spawn the process in a new session (its own process group), inside its sandbox if
+        it has one; raise a startup fault."""
+        spec = self.spec
+        argv, cwd, env = spec.argv(), spec.cwd, {**os.environ, **spec.env}
+        try:
+            self.sandboxed = active(spec.sandbox)
+        except SandboxUnavailable as exc:
+            raise BotFault("startup", str(exc)) from None
+        fds: tuple[int, ...] = ()
+        if self.sandboxed:
+            assert spec.sandbox is not None
+            argv, env = wrap(
+                argv, cwd=cwd, config=spec.sandbox, folder=spec.folder, env=spec.env, hide=self.hide
+            )
+            argv, options = options_in_fd(argv)
+            fds, cwd = (options,), None  # bwrap changes into cwd, inside
         try:
             self.process = await trio.lowlevel.open_process(
-                self.spec.argv(),
+                argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                cwd=self.spec.cwd,
+                cwd=cwd,
                 env=env,
                 start_new_session=True,
+                pass_fds=fds,
             )
         except OSError as exc:
-            raise BotFault("startup", f"could not start {self.spec.command!r}: {exc}") from None
+            raise BotFault("startup", f"could not start {spec.command!r}: {exc}") from None
+        finally:
+            for fd in fds:
+                os.close(fd)
         nursery.start_soon(self._drain_stderr)
 
     def kill(self) -> None:
@@ -169,22 +217,40 @@ class BotProcess:
     async def _drain_stderr(self) -> None:
         assert self.process is not None and self.process.stderr is not None
         stream = self.process.stderr
-        with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
-            while chunk := await stream.receive_some(65536):
-                room = self.stderr_limit - len(self._stderr)
-                if room > 0:
-                    self._stderr += chunk[:room]
-                self._stderr_dropped += max(0, len(chunk) - max(room, 0))
+        try:
+            with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
+                while chunk := await stream.receive_some(65536):
+                    room = self.stderr_limit - len(self._stderr)
+                    if room > 0:
+                        self._stderr += chunk[:room]
+                    self._stderr_dropped += max(0, len(chunk) - max(room, 0))
+        finally:
+            self._stderr_closed.set()
 
     # -- the exchange ---------------------------------------------------------------
     def _exit_reason(self) -> str:
         code = self.returncode
         if code is None:
             return "closed its output"
+        if self.sandboxed and code != 0:
+            if (why := launcher_error(self.stderr_text())) is not None:
+                return f"could not be started in the sandbox ({why})"
+            if code > 128:  # bwrap reports a child killed by signal N as status 128 + N
+                code = 128 - code
         if code < 0:
             with contextlib.suppress(ValueError):
-                return f"was killed by {signal.Signals(-code).name}"
+                name = signal.Signals(-code).name
+                return f"was killed by {name}{_LIMIT_SIGNALS.get(name, '')}"
         return f"exited with status {code}"
+
+    async def _exited(self) -> None:
+        """Wait a little for the process to end (and, sandboxed, for its stderr to be read to the
+        end: it may hold the sandbox's reason)."""
+        assert self.process is not None
+        with trio.move_on_after(0.5):
+            await self.process.wait()
+            if self.sandboxed:
+                await self._stderr_closed.wait()
 
     async def send(self, line: bytes) -> None:
         """Write one line (the caller sets the deadline); a closed pipe is a crash."""
@@ -192,8 +258,7 @@ class BotProcess:
         try:
             await self.process.stdin.send_all(line)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
-            with trio.move_on_after(0.5):  # most likely it exited: say how
-                await self.process.wait()
+            await self._exited()  # most likely it exited: say how
             raise BotFault("crash", f"stopped reading its input ({self._exit_reason()})") from None
 
     def _absorb(self, chunk: bytes, at: float) -> None:
@@ -253,8 +318,7 @@ class BotProcess:
             if self._too_long:
                 raise BotFault("malformed", f"wrote a line longer than {self.max_line} bytes")
             if self._eof:
-                with trio.move_on_after(0.5):
-                    await self.process.wait()
+                await self._exited()
                 raise BotFault("crash", f"{self._exit_reason()} before answering")
             try:
                 chunk = await stream.receive_some(65536)

@@ -1,4 +1,6 @@
-"""`arena check-bot`: play a bot through games against random opponents, report every problem."""
+"""`arena check-bot`: play a bot through games against random opponents, report every problem,
+and, for a bot in the sandbox, whether the sandbox is the cause and what the bot tried to reach.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from arena.games import Ruleset
 from arena.local import LocalBot, random_decider
 from arena.records import Fault, GameRecord
 from arena.referee import Connection, RefereeConfig, play_game
+from arena.sandbox import reached
 
 HINTS = {
     "startup": "start quickly, read the hello line and answer "
@@ -37,10 +40,34 @@ class CheckReport(msgspec.Struct):
     decisions: int = 0
     slowest_ms: float = 0.0
     problems: list[Problem] = msgspec.field(default_factory=list)
+    sandboxed: bool = False  # whether the bot ran inside the sandbox
+    outside_ok: bool | None = None  # with problems in the sandbox: fine without it?
+    reached: list[str] = msgspec.field(default_factory=list)  # what the sandbox kept from it
 
     @property
     def ok(self) -> bool:
         return not self.problems
+
+
+async def _game(
+    spec: BotSpec, ruleset: str, players: int, seat: int, seed: int, config: RefereeConfig | None
+) -> tuple[GameRecord, bool]:
+    """One game of `spec` in `seat` against random in-process bots; and whether it ran
+    sandboxed."""
+    opponents = {
+        s: BotSpec(f"random-{s}", ["(in-process random bot)"]) for s in range(players) if s != seat
+    }
+    specs = [opponents.get(s, spec) for s in range(players)]
+    started: list[BotProcess] = []
+
+    def connect(s: BotSpec) -> Connection:
+        if s is spec:
+            started.append(BotProcess(s))
+            return started[-1]
+        return LocalBot(s, random_decider(f"{s.name}:{seed}"))
+
+    record = await play_game(ruleset, specs, seed=seed, config=config, connect=connect)
+    return record, any(p.sandboxed for p in started)
 
 
 async def check_bot(
@@ -51,7 +78,11 @@ async def check_bot(
     config: RefereeConfig | None = None,
     on_game: Callable[[GameRecord], None] | None = None,
 ) -> CheckReport:
-    """Play `spec` in every seat position over `games` games per ruleset and player count."""
+    """Play `spec` in every seat position over `games` games per ruleset and player count.
+
+    If it has problems inside the sandbox, the first such game is played again without the
+    sandbox (to tell whether the sandbox is the cause), and its error output is searched
+    for what it tried to reach that the sandbox keeps from it."""
     report = CheckReport()
     for ruleset in rulesets:
         counts = sorted({ruleset.min_players, ruleset.max_players})
@@ -59,21 +90,8 @@ async def check_bot(
             for g in range(games):
                 seat = g % players
                 seed = 1000 * players + g
-                opponents = {
-                    s: BotSpec(f"random-{s}", ["(in-process random bot)"])
-                    for s in range(players)
-                    if s != seat
-                }
-                specs = [opponents.get(s, spec) for s in range(players)]
-
-                def connect(s: BotSpec, seed: int = seed) -> Connection:
-                    if s is spec:
-                        return BotProcess(s)
-                    return LocalBot(s, random_decider(f"{s.name}:{seed}"))
-
-                record = await play_game(
-                    ruleset.id, specs, seed=seed, config=config, connect=connect
-                )
+                record, sandboxed = await _game(spec, ruleset.id, players, seat, seed, config)
+                report.sandboxed |= sandboxed
                 report.games += 1
                 mine = [m for m in record.moves if m.seat == seat and m.by == "bot"]
                 report.decisions += len(mine)
@@ -84,4 +102,16 @@ async def check_bot(
                         report.problems.append(problem)
                 if on_game is not None:
                     on_game(record)
+    if report.sandboxed and report.problems:
+        first = report.problems[0]
+        plain = msgspec.structs.replace(spec, sandbox=None)
+        record, _ = await _game(
+            plain, first.ruleset, first.players, first.fault.seat, first.seed, config
+        )
+        report.outside_ok = not any(f.seat == first.fault.seat for f in record.faults)
+        argv = spec.argv()
+        for p in report.problems:
+            for item in reached(p.stderr, argv, cwd=spec.cwd, folder=spec.folder):
+                if item not in report.reached:
+                    report.reached.append(item)
     return report

@@ -14,10 +14,10 @@ from rich.live import Live
 from rich.table import Table
 
 from arena.bot import BotSpec, BotSpecError, load_bot
-from arena.check import HINTS, check_bot
+from arena.check import HINTS, CheckReport, check_bot
 from arena.config import ConfigError, load_tournament
 from arena.demo import random_game
-from arena.display import event_text
+from arena.display import progress_lines
 from arena.games import GameConfigError, GameState, all_rulesets, describe_options, get_ruleset
 from arena.games.base import Audience
 from arena.games.registry import show_value
@@ -34,6 +34,14 @@ from arena.render import (
 )
 from arena.replay import ReplayError, replay
 from arena.results import ResultsDir
+from arena.sandbox import (
+    INSTALL_HINT,
+    Mode,
+    SandboxConfig,
+    sandbox_problem,
+    unavailable_warning,
+    with_limits,
+)
 from arena.sprt import Sprt, elo_estimate
 from arena.tournament import planned_total, run_tournament
 from protocol.messages import Limits, schema
@@ -84,6 +92,76 @@ def referee_config(
     return RefereeConfig(limits=limits)
 
 
+SandboxMode = Annotated[
+    Mode | None,
+    typer.Option(
+        "--sandbox",
+        help="run each bot in a bubblewrap sandbox: auto (when bubblewrap works here, the "
+        "default), on (required) or off",
+    ),
+]
+Limit = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--limit",
+        "-L",
+        help="a sandbox limit per bot, key=value: memory_mb, processes, cpu_seconds, "
+        "file_size_mb, scratch_mb",
+    ),
+]
+
+
+def sandboxed(specs: list[BotSpec], mode: Mode | None = None) -> list[BotSpec]:
+    """`specs` with "auto" settled for this machine: on where the sandbox works; elsewhere off,
+    with one warning for the whole command. "on" where it cannot run stops the command.
+    `mode`, if given, replaces every bot's own mode."""
+    configs = [s.sandbox or SandboxConfig(mode="off") for s in specs]
+    if mode is not None:
+        configs = [msgspec.structs.replace(c, mode=mode) for c in configs]
+    modes = {c.mode for c in configs}
+    problem = sandbox_problem() if modes - {"off"} else None
+    if problem is not None and "on" in modes:
+        raise fail(f"the sandbox is required (--sandbox on) but {problem}; {INSTALL_HINT}")
+    if problem is not None and "auto" in modes:
+        console.print(f"[yellow]warning:[/yellow] {unavailable_warning(problem)}", highlight=False)
+    settled: Mode = "off" if problem is not None else "on"
+    return [
+        msgspec.structs.replace(
+            s, sandbox=msgspec.structs.replace(c, mode=settled) if c.mode == "auto" else c
+        )
+        for s, c in zip(specs, configs, strict=True)
+    ]
+
+
+def sandbox_config(mode: Mode | None, limits: list[str] | None) -> SandboxConfig:
+    try:
+        return with_limits(SandboxConfig(mode=mode or "auto"), limits or [])
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--limit") from None
+
+
+def with_sandbox(
+    specs: list[BotSpec], mode: Mode | None, limits: list[str] | None
+) -> list[BotSpec]:
+    """Command-line bots with the sandbox of `--sandbox` and `--limit`, settled."""
+    config = sandbox_config(mode, limits)
+    return sandboxed([msgspec.structs.replace(s, sandbox=config) for s in specs])
+
+
+def sandbox_summary(specs: list[BotSpec]) -> str:
+    """One line: which bots run sandboxed, with which limits."""
+    inside = [s for s in specs if s.sandbox is not None and s.sandbox.mode == "on"]
+    if not inside:
+        return "bots run without a sandbox"
+    limits = {s.sandbox.describe() for s in inside if s.sandbox is not None}
+    text = (
+        "bots run sandboxed"
+        if len(inside) == len(specs)
+        else ("sandboxed: " + ", ".join(s.name for s in inside) + "; the others are not")
+    )
+    return text + (f" (each: {limits.pop()})" if len(limits) == 1 else "")
+
+
 MoveTime = Annotated[float, typer.Option("--move-time", help="seconds per decision")]
 StartupTime = Annotated[float, typer.Option("--startup-time", help="seconds to answer hello")]
 Bank = Annotated[
@@ -132,13 +210,21 @@ def games() -> None:
 @app.command()
 def demo(
     ruleset: Annotated[str, typer.Argument(help="ruleset id, see `arena games`")] = "odin",
-    players: Annotated[int, typer.Option("--players", "-n", help="number of seats")] = 3,
+    players: Annotated[
+        int | None,
+        typer.Option(
+            "--players", "-n", help="number of seats (default 3, or as the ruleset allows)"
+        ),
+    ] = None,
     seed: Annotated[int, typer.Option(help="seed for the deal and the players")] = 1,
     option: Options = None,
 ) -> None:
     """Play one game between random players in process, printed move by move."""
     try:
-        get_ruleset(ruleset).check_players(players)
+        rs = get_ruleset(ruleset)
+        if players is None:
+            players = min(max(3, rs.min_players), rs.max_players)
+        rs.check_players(players)
         options = parse_options(option)
         outcome = random_game(ruleset, players, options, seed, _plain)
     except GameConfigError as exc:
@@ -185,15 +271,19 @@ def play(
         Path | None, typer.Option(help="append the game record to this JSON-lines file")
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="show only the result")] = False,
+    sandbox: SandboxMode = None,
+    limit: Limit = None,
 ) -> None:
     """Play one game between bots and show it move by move."""
-    specs = load_bots(bots)
+    specs = with_sandbox(load_bots(bots), sandbox, limit)
     config = referee_config(move_time, startup_time, bank, increment)
+    if record is not None:  # no bot may read earlier records
+        config = msgspec.structs.replace(config, private=(str(record.resolve()),))
 
-    def observe(_state: GameState, events: list[tuple[Audience, msgspec.Struct]]) -> None:
+    def observe(state: GameState, events: list[tuple[Audience, msgspec.Struct]]) -> None:
         if not quiet:
-            for audience, event in events:
-                _plain(event_text(event, audience))
+            for line in progress_lines(state, events):
+                _plain(line)
 
     try:
         rs = get_ruleset(ruleset)
@@ -254,9 +344,12 @@ def check_bot_cmd(
     games: Annotated[int, typer.Option(help="games per ruleset and player count")] = 2,
     move_time: MoveTime = 1.0,
     startup_time: StartupTime = 10.0,
+    sandbox: SandboxMode = None,
+    limit: Limit = None,
 ) -> None:
-    """Play a bot against random opponents and report every protocol problem."""
-    spec = load_bots([bot])[0]
+    """Play a bot against random opponents and report every protocol problem, and whether it
+    works inside the sandbox."""
+    spec = with_sandbox(load_bots([bot]), sandbox, limit)[0]
     try:
         rulesets = [get_ruleset(r) for r in ruleset] if ruleset else all_rulesets()
     except GameConfigError as exc:
@@ -276,6 +369,7 @@ def check_bot_cmd(
         f"slowest answer {report.slowest_ms:.1f} ms",
         highlight=False,
     )
+    show_sandbox_verdict(spec, report)
     if report.ok:
         console.print("[green]no problems found[/green]")
         return
@@ -295,6 +389,39 @@ def check_bot_cmd(
                 highlight=False,
             )
     raise typer.Exit(1)
+
+
+def show_sandbox_verdict(spec: BotSpec, report: CheckReport) -> None:
+    """Whether the bot works inside the sandbox, and if not, what it tried to reach."""
+    if not report.sandboxed:
+        console.print("checked without the sandbox", highlight=False)
+        return
+    assert spec.sandbox is not None
+    limits = spec.sandbox.describe()
+    if report.ok:
+        console.print(f"[green]works inside the sandbox[/green] ({limits})", highlight=False)
+        return
+    if report.outside_ok:
+        console.print(
+            f"[red]does not work inside the sandbox[/red] ({limits}), but works without it",
+            highlight=False,
+        )
+    else:
+        console.print(
+            "its problems below are not the sandbox's: it fails without it as well",
+            highlight=False,
+        )
+    if report.reached:
+        console.print("it tried to reach (from its error output):", highlight=False)
+        for item in report.reached:
+            console.print(f"  {item}", markup=False, highlight=False)
+    elif report.outside_ok:
+        console.print(
+            "its error output names nothing the sandbox hides; see its stderr below. Inside, "
+            "it sees only the system, its own folder and the files its command names "
+            "(read-only), and may write only to $HOME and /tmp.",
+            highlight=False,
+        )
 
 
 @protocol_app.command("schema")
@@ -332,10 +459,19 @@ def tournament(
         bool,
         typer.Option("--resume", help="continue an interrupted run (also what happens without it)"),
     ] = False,
+    sandbox: Annotated[
+        Mode | None,
+        typer.Option(
+            "--sandbox",
+            help="auto, on or off for every bot, over the file's sandbox settings "
+            "(default: the file's, else auto: on where bubblewrap works)",
+        ),
+    ] = None,
 ) -> None:
     """Run a tournament; running it again resumes where it stopped."""
     try:
         t = load_tournament(file)
+        t = msgspec.structs.replace(t, bots=sandboxed(t.bots, sandbox))
         if jobs is not None:
             if jobs < 1:
                 raise ConfigError("--jobs takes a number of games >= 1")
@@ -352,6 +488,7 @@ def tournament(
         f"{c.seats} seats, {total} games, {t.jobs} at once; results in {folder.path}",
         highlight=False,
     )
+    console.print(sandbox_summary(t.bots), highlight=False)
     if before:
         console.print(f"resuming: {len(before)} games already played", highlight=False)
     live_view = LiveTournament(c.name, names, before, total)
@@ -365,6 +502,7 @@ def tournament(
             f"Resume with: arena tournament {file}"
             + (f" --results {results}" if results != Path("results") else ""),
             highlight=False,
+            soft_wrap=True,
         )
         raise typer.Exit(130) from None
     board = leaderboard(records, names)
@@ -412,9 +550,11 @@ def sprt(
     option: Options = None,
     move_time: MoveTime = 1.0,
     jobs: Annotated[int, typer.Option("--jobs", "-j", help="games at once")] = 2,
+    sandbox: SandboxMode = None,
+    limit: Limit = None,
 ) -> None:
     """Play paired deals between two bots until an SPRT accepts H0 or H1 (as fishtest)."""
-    a, b = load_bots([bot_a, bot_b])
+    a, b = with_sandbox(load_bots([bot_a, bot_b]), sandbox, limit)
     try:
         rs = get_ruleset(ruleset)
         rs.check_players(2)

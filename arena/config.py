@@ -15,6 +15,7 @@ from msgspec import Meta
 from arena.bot import BotSpec, BotSpecError, load_bot
 from arena.games import GameConfigError, get_ruleset
 from arena.referee import RefereeConfig
+from arena.sandbox import Mode, SandboxConfig, SandboxOverride, settings
 from protocol.messages import Limits
 
 Format = Literal["round-robin", "swiss", "gauntlet"]
@@ -33,6 +34,7 @@ class BotEntry(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     name: str | None = None
     cwd: str | None = None
     env: dict[str, str] = msgspec.field(default_factory=dict)
+    sandbox: Mode | SandboxOverride | None = None  # this bot's changes to the tournament's
 
 
 class TimeControl(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
@@ -68,9 +70,19 @@ class TournamentConfig(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     jobs: Annotated[int, Meta(ge=1)] | None = None
     options: dict[str, Any] = msgspec.field(default_factory=dict)
     time: TimeControl = TimeControl()
+    sandbox: Mode | SandboxConfig = "auto"
 
     def referee_config(self) -> RefereeConfig:
         return RefereeConfig(limits=self.time.limits())
+
+    def sandbox_for(self, entry: BotEntry) -> SandboxConfig:
+        """The sandbox of one bot: the tournament's, changed by the bot's own entry."""
+        base = settings(self.sandbox)
+        if entry.sandbox is None:
+            return base
+        if isinstance(entry.sandbox, str):
+            return msgspec.structs.replace(base, mode=entry.sandbox)
+        return entry.sandbox.apply(base)
 
 
 class Tournament(msgspec.Struct, frozen=True):
@@ -85,7 +97,7 @@ class Tournament(msgspec.Struct, frozen=True):
         return self.config.jobs or os.cpu_count() or 1
 
 
-def _bot(entry: BotEntry, base: Path, index: int) -> BotSpec:
+def _bot(entry: BotEntry, base: Path, index: int, sandbox: SandboxConfig) -> BotSpec:
     where = f"bots[{index}]"
     if (entry.path is None) == (entry.command is None):
         raise ConfigError(f"{where}: give either path (a bot folder) or command")
@@ -95,7 +107,8 @@ def _bot(entry: BotEntry, base: Path, index: int) -> BotSpec:
         except BotSpecError as exc:
             raise ConfigError(f"{where}: {exc}") from None
         name = entry.name or spec.name
-        return BotSpec(name, spec.command, spec.cwd, {**spec.env, **entry.env})
+        env = {**spec.env, **entry.env}
+        return BotSpec(name, spec.command, spec.cwd, env, folder=spec.folder, sandbox=sandbox)
     assert entry.command is not None
     command = shlex.split(entry.command) if isinstance(entry.command, str) else entry.command
     if not command:
@@ -108,7 +121,10 @@ def _bot(entry: BotEntry, base: Path, index: int) -> BotSpec:
         raise ConfigError(f"{where}: {exe!r} was not found (cwd {cwd})")
     # Default name: the program's file, e.g. "bot" for ["{python}", "bot.py", "--fast"].
     words = [w for w in command[1:] if not w.startswith("-")] or [command[0]]
-    return BotSpec(entry.name or Path(words[0]).stem, list(command), str(cwd), entry.env)
+    name = entry.name or Path(words[0]).stem
+    # An explicit cwd is the bot's own folder; the tournament's folder is not.
+    folder = str(cwd) if entry.cwd else None
+    return BotSpec(name, list(command), str(cwd), entry.env, folder=folder, sandbox=sandbox)
 
 
 def load_tournament(path: str | os.PathLike[str]) -> Tournament:
@@ -122,6 +138,9 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
         text = str(exc)
         if text.endswith("`$.format`"):
             text += f"; formats: {', '.join(typing.get_args(Format))}"
+        if text.endswith("sandbox`"):
+            text += f"; sandbox: {', '.join(typing.get_args(Mode))} or a table of limits"
+            text += f" ({', '.join(SandboxConfig.__struct_fields__)})"
         raise ConfigError(f"{file}: {text}") from None
     except msgspec.DecodeError as exc:
         raise ConfigError(f"{file}: not valid TOML: {exc}") from None
@@ -132,7 +151,10 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
     except GameConfigError as exc:
         raise ConfigError(f"{file}: {exc}") from None
     try:
-        bots = [_bot(entry, file.parent, i) for i, entry in enumerate(config.bots)]
+        bots = [
+            _bot(entry, file.parent, i, config.sandbox_for(entry))
+            for i, entry in enumerate(config.bots)
+        ]
     except ConfigError as exc:
         raise ConfigError(f"{file}: {exc}") from None
     names = [b.name for b in bots]

@@ -6,7 +6,7 @@ import random
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from arena.display import event_text
+from arena.display import progress_lines
 from arena.games import Outcome, new_game
 
 
@@ -17,16 +17,17 @@ def random_game(
     seed: int = 0,
     on_line: Callable[[str], None] | None = None,
 ) -> Outcome:
-    """Play one game with random legal actions (seeded) and report every event as a line."""
+    """Play one game with random legal actions (seeded); report every event as a line, and
+    the picture of the table after each move when the game has one."""
     state = new_game(ruleset, players, options, seed)
     chooser = random.Random(seed ^ 0x5EED)
     seen = 0
 
     def flush() -> Iterator[str]:
         nonlocal seen
-        for audience, event in state.events_since(seen):
-            yield event_text(event, audience)
+        lines = progress_lines(state, state.events_since(seen))
         seen = state.event_count
+        yield from lines
 
     emit = on_line or (lambda _line: None)
     for line in flush():

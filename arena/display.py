@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import msgspec
 
-from arena.games.base import Audience, describe
+from arena.games.base import Audience, GameState, describe
 
 
 def event_text(event: msgspec.Struct, audience: Audience = None) -> str:
@@ -16,3 +18,15 @@ def event_text(event: msgspec.Struct, audience: Audience = None) -> str:
         prefix = f"seat {seats}" if len(audience) == 1 else f"seats {seats}"
         return f"{prefix} {text}" if callable(text_of) else f"[{prefix}] {text}"
     return text
+
+
+def progress_lines(
+    state: GameState, events: Iterable[tuple[Audience, msgspec.Struct]]
+) -> list[str]:
+    """The lines for events just emitted and, once a move has been made, the game's
+    picture of the table (if it has one): what `play`, `demo` and `replay` print."""
+    lines = [event_text(event, audience) for audience, event in events]
+    picture = state.render() if state.history else None
+    if picture is not None:
+        lines.extend(f"    {line}" for line in picture.splitlines())
+    return lines

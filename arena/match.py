@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 import trio
 
 from arena.bot import BotSpec
@@ -59,6 +60,8 @@ async def run_match(
     """Play deals, each once with A in seat 0 and once with B in seat 0, until the SPRT
     accepts H0 or H1 or `max_pairs` pairs are played."""
     state = MatchState(sprt)
+    # Each deal is played twice, seats swapped: game_over must not tell its seed.
+    config = msgspec.structs.replace(config or RefereeConfig(), reveal_seed=False)
     limiter = trio.CapacityLimiter(max(1, jobs))
     next_deal = 0
 

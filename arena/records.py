@@ -38,6 +38,7 @@ class SeatRecord(msgspec.Struct, frozen=True):
     seat: int
     bot: str
     command: list[str]
+    sandboxed: bool = False  # whether the bot ran in the sandbox (arena.sandbox)
 
 
 class GameRecord(msgspec.Struct, frozen=True):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -23,6 +24,7 @@ from arena.bot import STDERR_LIMIT, BotFault, BotProcess, BotSpec
 from arena.games import GameState, IllegalAction, get_ruleset
 from arena.games.base import Audience, describe
 from arena.records import Fault, GameRecord, Move, SeatRecord
+from arena.sandbox import within
 from protocol.messages import (
     MAX_LINE_BYTES,
     PROTOCOL_VERSION,
@@ -38,13 +40,18 @@ from protocol.messages import (
 
 
 class RefereeConfig(msgspec.Struct, frozen=True):
-    """Clock and bounds for one game."""
+    """Clock and bounds for one game, and what its bots may learn."""
 
     limits: Limits = Limits(startup_ms=10_000, move_ms=1_000)
     late_grace_ms: int = 500  # how long to wait past a deadline to measure a late reply
     exit_grace_ms: int = 200  # how long a bot may take to exit after game_over
     max_line: int = MAX_LINE_BYTES
     stderr_limit: int = STDERR_LIMIT
+    # game_over tells the seed; not where the same deal is played again (tournaments, matches)
+    reveal_seed: bool = True
+    # paths no sandboxed bot may see, even inside a folder it is shown (results, the
+    # tournament file, a record file); other bots' files are hidden from each bot as well
+    private: tuple[str, ...] = ()
 
 
 class Connection(Protocol):
@@ -289,11 +296,28 @@ class _Game:
                 scores=scores,
                 ranks=ranks,
                 events=self.state.events_for(seat, self.cursor[seat]),
-                seed=self.seed,
+                seed=self.seed if self.config.reveal_seed else None,
                 faults=fault_text,
             )
             with contextlib.suppress(BotFault), trio.move_on_at(deadline):
                 await conn.send(encode_line(msg))
+
+
+def hidden_from(spec: BotSpec, bots: Sequence[BotSpec], private: Sequence[str]) -> tuple[str, ...]:
+    """What a sandbox must hide from `spec`: the private paths and the other bots' own paths.
+    What overlaps its own stays visible (a folder or file it shares with another bot), except
+    another bot's folder nested in its own."""
+    own = spec.paths()
+    out = list(private)
+    for other in bots:
+        if other == spec:
+            continue
+        for path in other.paths():
+            nested = os.path.isdir(path) and any(path != o and within(path, o) for o in own)
+            shared = any(within(o, path) or within(path, o) for o in own)
+            if path not in out and (nested or not shared):
+                out.append(path)
+    return tuple(out)
 
 
 def _snippet(line: bytes, limit: int = 80) -> str:
@@ -324,7 +348,10 @@ async def play_game(
     def make(spec: BotSpec) -> Connection:
         if connect is not None:
             return connect(spec)
-        return BotProcess(spec, max_line=config.max_line, stderr_limit=config.stderr_limit)
+        hide = hidden_from(spec, bots, config.private) if spec.sandbox is not None else ()
+        return BotProcess(
+            spec, max_line=config.max_line, stderr_limit=config.stderr_limit, hide=hide
+        )
 
     conns = [make(spec) for spec in bots]
     game = _Game(ruleset_id, conns, options, seed, config, observer)
@@ -350,7 +377,10 @@ async def play_game(
         options=msgspec.to_builtins(game.options),
         seed=seed,
         players=len(bots),
-        seats=[SeatRecord(i, b.name, b.command) for i, b in enumerate(bots)],
+        seats=[
+            SeatRecord(i, b.name, b.command, getattr(c, "sandboxed", False))
+            for i, (b, c) in enumerate(zip(bots, conns, strict=True))
+        ],
         moves=game.moves,
         faults=game.faults,
         scores=scores,

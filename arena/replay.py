@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import msgspec
 
-from arena.display import event_text
+from arena.display import progress_lines
 from arena.games import GameState, IllegalAction, get_ruleset
 from arena.games.base import describe
 from arena.records import GameRecord
@@ -25,8 +25,8 @@ def replay(record: GameRecord, on_line: Callable[[str], None] | None = None) -> 
 
     def flush() -> None:
         nonlocal seen
-        for audience, event in state.events_since(seen):
-            emit(event_text(event, audience))
+        for line in progress_lines(state, state.events_since(seen)):
+            emit(line)
         seen = state.event_count
 
     flush()

@@ -32,8 +32,12 @@ class Stored(msgspec.Struct, frozen=True):
 
 
 def _same_tournament(a: TournamentConfig, b: TournamentConfig) -> bool:
-    # How many games run at once does not change which games are played.
-    return msgspec.structs.replace(a, jobs=None) == msgspec.structs.replace(b, jobs=None)
+    # How many games run at once and how bots are sandboxed do not change which games are played.
+    def games(c: TournamentConfig) -> TournamentConfig:
+        bots = [msgspec.structs.replace(e, sandbox=None) for e in c.bots]
+        return msgspec.structs.replace(c, jobs=None, sandbox="auto", bots=bots)
+
+    return games(a) == games(b)
 
 
 class ResultsDir:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+import msgspec
 import trio
 
 from arena.config import Tournament
@@ -73,7 +74,10 @@ async def _play_all(
     progress: Progress,
 ) -> None:
     specs = {b.name: b for b in t.bots}
-    config = t.config.referee_config()
+    # Every deal is played again in other seats, so game_over keeps the seed; no bot may
+    # see the tournament file or any results.
+    private = (t.source, str(results.path.resolve().parent))
+    config = msgspec.structs.replace(t.config.referee_config(), reveal_seed=False, private=private)
     starting = trio.CapacityLimiter(MAX_STARTING)
     queue: Iterator[Game] = iter(games)
 

@@ -1,20 +1,24 @@
-"""Measure the odin-heuristic bot against random-py, through the real referee.
+"""Measure a heuristic example bot against random-py, through the real referee.
 
     python examples/measure.py --games 200
+    python examples/measure.py --games 200 --ruleset override-classic
 
 Every game is refereed by `arena.referee.play_game` between real bot processes.
 Seeds are paired: each deal (seed) is played once per seating, with the
 heuristic in every seat in turn, so no bot profits from a lucky deal or seat.
-Two matches are played, `--games` games each (rounded up to whole seatings):
+One match per player count the ruleset allows among 2 and 3, `--games` games
+each (rounded up to whole seatings):
 
-- odin, 2 players: the heuristic against one random bot;
-- odin, 3 players: the heuristic against two random bots.
+- odin (the default), 2 players and 3 players: odin-heuristic against one,
+  then two random bots;
+- override-classic or override-original, 2 players: override-heuristic
+  against one random bot.
 
 For each match it prints the heuristic's win rate (a shared first place counts
-as a fraction) with a 95% Wilson interval over games, and its mean rank with a
-95% interval from the per-seed means (normal approximation), beside what a
-bot no better than its opponents would get; then the mean final points (odin's
-running totals: lower wins) of the heuristic and of each opponent.
+as a fraction) with a 95% Wilson interval over games, its wins, shared firsts
+and losses, and its mean rank with a 95% interval from the per-seed means
+(normal approximation), beside what a bot no better than its opponents would
+get; then the mean final score of the heuristic and of each opponent.
 """
 
 from __future__ import annotations
@@ -29,11 +33,20 @@ from pathlib import Path
 import trio
 
 from arena.bot import BotSpec, load_bot
+from arena.games import get_ruleset
 from arena.records import GameRecord
 from arena.referee import play_game
 
 BOTS = Path(__file__).resolve().parent / "bots"
 Z = 1.96  # the 95% normal quantile
+#: the bot measured by default on each ruleset (odin-heuristic otherwise)
+HEROES = {"override-classic": "override-heuristic", "override-original": "override-heuristic"}
+#: what a ruleset's final score means, for the report
+SCORES = {
+    "override-classic": "1 a win, 0.5 a draw, 0 a loss",
+    "override-original": "1 a win, 0.5 a draw, 0 a loss",
+}
+ODIN_SCORES = "the running totals: lower wins"
 
 
 @dataclass(frozen=True)
@@ -94,8 +107,11 @@ def mean_interval(values: list[float]) -> tuple[float, float]:
     return mean, Z * math.sqrt(var / n)
 
 
-def report(title: str, games: list[Game], records: list[GameRecord], players: int) -> None:
+def report(
+    title: str, games: list[Game], records: list[GameRecord], players: int, scores: str
+) -> None:
     wins = 0.0
+    outright = shared = 0
     by_seed: dict[int, list[int]] = {}
     faults = 0
     hero_points = other_points = 0.0
@@ -104,6 +120,8 @@ def report(title: str, games: list[Game], records: list[GameRecord], players: in
         mine = ranks[game.seat]
         if mine == 1:
             wins += 1 / ranks.count(1)
+            outright += ranks.count(1) == 1
+            shared += ranks.count(1) > 1
         by_seed.setdefault(game.seed, []).append(mine)
         faults += len(record.faults)
         hero_points += record.scores[game.seat]
@@ -117,13 +135,14 @@ def report(title: str, games: list[Game], records: list[GameRecord], players: in
         f"  win rate  {wins / n:6.1%}  95% CI [{lo:.1%}, {hi:.1%}]"
         f"   (an equal bot: {1 / players:.1%})"
     )
+    print(f"  wins {outright}, shared firsts {shared}, losses {n - outright - shared}")
     print(
         f"  mean rank {mean_rank:6.3f}  95% CI [{mean_rank - half:.3f}, {mean_rank + half:.3f}]"
         f"   (an equal bot: {fair_rank:.1f})"
     )
     print(
-        f"  final points per game (lower wins): {hero_points / n:.1f},"
-        f" its opponents {other_points / n:.1f} each"
+        f"  final score per game ({scores}): {hero_points / n:.2f},"
+        f" its opponents {other_points / n:.2f} each"
     )
     if faults:
         print(f"  faults: {faults} (see the records: timeouts or crashes count as losses)")
@@ -134,20 +153,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=200, help="games per match (default 200)")
     parser.add_argument("--seed", type=int, default=0, help="the first seed (default 0)")
     parser.add_argument("--concurrency", type=int, default=2, help="games at once (default 2)")
-    parser.add_argument("--hero", default=str(BOTS / "odin-heuristic"), help="the bot measured")
+    parser.add_argument("--ruleset", default="odin", help="the ruleset (default odin)")
+    parser.add_argument(
+        "--hero", help="the bot measured (default: odin-heuristic, or override-heuristic)"
+    )
     parser.add_argument("--opponent", default=str(BOTS / "random-py"), help="its opponents")
     args = parser.parse_args(argv)
 
-    hero, other = load_bot(args.hero), load_bot(args.opponent)
+    ruleset = get_ruleset(args.ruleset)
+    hero_path = args.hero or str(BOTS / HEROES.get(ruleset.id, "odin-heuristic"))
+    hero, other = load_bot(hero_path), load_bot(args.opponent)
     print(
-        f"{hero.name} against {other.name}, ruleset odin (default options), seeds from {args.seed}"
+        f"{hero.name} against {other.name}, ruleset {ruleset.id} (default options),"
+        f" seeds from {args.seed}"
     )
-    for players in (2, 3):
-        games = schedule("odin", players, args.games, args.seed, hero, other)
+    counts = [n for n in (2, 3) if ruleset.min_players <= n <= ruleset.max_players]
+    for players in counts:
+        games = schedule(ruleset.id, players, args.games, args.seed, hero, other)
         started = time.perf_counter()
         records = trio.run(play_all, games, args.concurrency)
         seconds = time.perf_counter() - started
-        report(f"odin, {players} players", games, records, players)
+        scores = SCORES.get(ruleset.id, ODIN_SCORES)
+        report(f"{ruleset.id}, {players} players", games, records, players, scores)
         print(f"  {seconds:.0f} s")
         sys.stdout.flush()
     return 0

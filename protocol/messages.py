@@ -57,12 +57,13 @@ class Request(Struct, Generic[Obs, A, Ev], tag="act", frozen=True):
 
 
 class GameOver(Struct, Generic[Ev], tag="game_over", frozen=True):
-    """The game has ended; the bot should exit after reading this."""
+    """The game has ended; the bot should exit after reading this. `seed` is null where the
+    same deal is played again (a tournament's seat rotations, a match's paired deals)."""
 
     scores: list[float]
     ranks: list[int]
     events: list[Ev]
-    seed: int
+    seed: int | None
     faults: list[str]
 
 

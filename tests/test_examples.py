@@ -21,7 +21,8 @@ def test_node_is_installed() -> None:
 
 async def test_random_js_plays_every_ruleset_without_problems() -> None:
     report = await check_bot(load_bot(str(BOTS / "random-js")), all_rulesets(), games=1)
-    assert report.games >= 2 * len(all_rulesets())
+    # One game per ruleset at its fewest and at its most players (one count if they agree).
+    assert report.games == sum(len({r.min_players, r.max_players}) for r in all_rulesets())
     assert report.ok, [p.fault for p in report.problems]
 
 
@@ -47,3 +48,26 @@ async def test_heuristic_beats_random_on_paired_deals() -> None:
             games += 1
             wins += record.ranks[seats.index(hero)] == 1 and record.ranks.count(1) == 1
     assert wins >= 9, f"the heuristic won only {wins} of {games} paired games"
+
+
+OVERRIDE = ["override-classic", "override-original"]
+
+
+async def test_override_heuristic_plays_both_boards_without_problems() -> None:
+    rulesets = [get_ruleset(r) for r in OVERRIDE]
+    report = await check_bot(load_bot(str(BOTS / "override-heuristic")), rulesets, games=2)
+    assert report.ok, [p.fault for p in report.problems]
+
+
+async def test_override_heuristic_beats_random_on_paired_deals() -> None:
+    hero = load_bot(str(BOTS / "override-heuristic"))
+    rand = load_bot(str(BOTS / "random-py"))
+    for ruleset in OVERRIDE:
+        wins = games = 0
+        for seed in range(4):
+            for seats in ([hero, rand], [rand, hero]):
+                record = await play_game(ruleset, seats, seed=seed)
+                assert not record.faults
+                games += 1
+                wins += record.ranks[seats.index(hero)] == 1 and record.ranks.count(1) == 1
+        assert wins >= 7, f"{ruleset}: the heuristic won only {wins} of {games} paired games"

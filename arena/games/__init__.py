@@ -1,6 +1,6 @@
 """The rulesets arena can referee, behind one game API (see `base.GameState`)."""
 
-from arena.games import odin
+from arena.games import bested, bested_solo, odin, override
 from arena.games.base import GameOver, GameState, IllegalAction, Outcome, ranks_from_scores
 from arena.games.registry import (
     GameConfigError,
@@ -46,6 +46,54 @@ register(
         options_type=odin.OverrideBetaOptions,
         state_type=odin.OdinState,
         factory=odin.new_override_beta,
+    )
+)
+register(
+    Ruleset(
+        id="override-classic",
+        title="Override Classic",
+        summary="Draw and place cards on a 5×5 board, overriding weaker ones; own a line to win.",
+        min_players=2,
+        max_players=2,
+        options_type=override.OverrideClassicOptions,
+        state_type=override.OverrideState,
+        factory=override.new_override_classic,
+    )
+)
+register(
+    Ruleset(
+        id="override-original",
+        title="Override Original",
+        summary="Override on a board that grows from one card and must fit in a 5×5 box.",
+        min_players=2,
+        max_players=2,
+        options_type=override.OverrideOriginalOptions,
+        state_type=override.OverrideState,
+        factory=override.new_override_original,
+    )
+)
+register(
+    Ruleset(
+        id="bested",
+        title="Bested Another Time",
+        summary="Climb with melds of the same type and size; shed out first for points.",
+        min_players=2,
+        max_players=6,
+        options_type=bested.BestedOptions,
+        state_type=bested.BestedState,
+        factory=bested.new_bested,
+    )
+)
+register(
+    Ruleset(
+        id="bested-solo",
+        title="Bested Another Time, solo",
+        summary="One player climbs over its own melds against a dummy hand; lower score wins.",
+        min_players=1,
+        max_players=1,
+        options_type=bested_solo.SoloOptions,
+        state_type=bested_solo.SoloState,
+        factory=bested_solo.new_bested_solo,
     )
 )
 

@@ -125,6 +125,10 @@ class GameState(ABC, Generic[A, Obs]):
         """The events from position `start` of the log that `seat` is allowed to see."""
         return [e for aud, e in self._log[start:] if aud is None or seat in aud]
 
+    def render(self) -> str | None:
+        """A plain-text picture of the public table, for people; None when the game has none."""
+        return None
+
     # -- result -----------------------------------------------------------
     @abstractmethod
     def outcome(self) -> Outcome:

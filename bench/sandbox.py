@@ -1,0 +1,127 @@
+"""Sandbox benchmark: what the bubblewrap sandbox costs per bot start and per decision.
+
+Run it with `bash bench/run sandbox`. One trivial Python bot (it always answers index 0,
+through `protocol.bot`) is measured with and without the sandbox, in pairs, in the same run:
+
+- start: spawn the bot, send hello and read its ready, through `arena.bot.BotProcess` (the
+  referee's own path: for the sandbox, building the bwrap command line, bwrap, setpriv when
+  root, prlimit, then the interpreter); then it is killed and reaped, untimed;
+- decision: a whole game of `odin` (2 seats, the same bot) through `arena.referee.play_game`,
+  timed from the first decision to the last (start-up and shut-down excluded), per decision.
+
+Timings on these machines drift over seconds, so the two variants alternate (which goes first
+alternates too) and each figure is the median over pairs: the start overhead is the median of
+the per-pair differences, the decision ratio the median of the per-pair ratios.
+Goal: under 20 ms more per start, and no measurable cost per decision.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import trio
+
+from arena.bot import BotProcess, BotSpec
+from arena.games import GameState
+from arena.referee import play_game
+from arena.sandbox import SandboxConfig, sandbox_problem
+
+GOAL_START_MS = 20.0
+HELLO = (
+    b'{"type":"hello","protocol":1,"ruleset":"odin","options":{},"seat":0,"players":2,'
+    b'"limits":{"startup_ms":10000,"move_ms":1000,"bank_ms":0,"increment_ms":0}}\n'
+)
+BOT_SOURCE = """
+from protocol.bot import run
+run(lambda request: 0, name="first-choice")
+"""
+
+
+async def start_ms(spec: BotSpec) -> float:
+    """Milliseconds from spawning the bot to reading its ready."""
+    async with trio.open_nursery() as nursery:
+        bot = BotProcess(spec)
+        begin = time.perf_counter()
+        await bot.start(nursery)
+        await bot.send(HELLO)
+        line, _ = await bot.receive()
+        elapsed = (time.perf_counter() - begin) * 1000
+        assert b'"ready"' in line, line
+        assert bot.sandboxed == (spec.sandbox is not None)
+        await bot.close()
+        nursery.cancel_scope.cancel()
+    return elapsed
+
+
+async def decision_us(spec: BotSpec, seed: int) -> float:
+    """Microseconds per decision over one game through the referee."""
+    marks: list[float] = []
+
+    def observe(state: GameState[Any, Any], events: object) -> None:
+        if not marks or state.is_terminal:
+            marks.append(time.perf_counter())
+
+    record = await play_game("odin", [spec, spec], seed=seed, observer=observe)
+    assert not record.faults, record.faults
+    assert all(s.sandboxed == (spec.sandbox is not None) for s in record.seats)
+    return (marks[-1] - marks[0]) / len(record.moves) * 1e6
+
+
+async def measure(
+    plain: BotSpec, boxed: BotSpec, starts: int, games: int
+) -> dict[str, list[float]]:
+    out: dict[str, list[float]] = {k: [] for k in ("start", "start_sb", "dec", "dec_sb")}
+    await start_ms(plain)  # warm-up: caches, the sandbox check
+    await start_ms(boxed)
+    for i in range(starts):
+        pair = [("start", plain), ("start_sb", boxed)]
+        for key, spec in pair if i % 2 else reversed(pair):
+            out[key].append(await start_ms(spec))
+    for seed in range(games):
+        pair = [("dec", plain), ("dec_sb", boxed)]
+        for key, spec in pair if seed % 2 else reversed(pair):
+            out[key].append(await decision_us(spec, seed))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--starts", type=int, default=200, help="bot starts of each kind")
+    parser.add_argument("--games", type=int, default=60, help="games of each kind")
+    args = parser.parse_args()
+    if (problem := sandbox_problem()) is not None:
+        sys.exit(f"bench: the sandbox cannot run here: {problem}")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        bot = Path(tmp) / "first_choice.py"
+        bot.write_text(BOT_SOURCE)
+        plain = BotSpec("first-choice", [sys.executable, str(bot)])
+        boxed = msgspec.structs.replace(plain, sandbox=SandboxConfig(mode="on"))
+        out = trio.run(measure, plain, boxed, args.starts, args.games)
+
+    def q(values: list[float]) -> str:
+        lo, mid, hi = statistics.quantiles(values, n=4)
+        return f"{mid:8.2f} (quartiles {lo:.2f}-{hi:.2f})"
+
+    extra = [b - a for a, b in zip(out["start"], out["start_sb"], strict=True)]
+    ratio = [b / a for a, b in zip(out["dec"], out["dec_sb"], strict=True)]
+    print(f"bot start, spawn to ready ({args.starts} pairs), ms:")
+    print(f"  unsandboxed        {q(out['start'])}")
+    print(f"  sandboxed          {q(out['start_sb'])}")
+    verdict = "met" if statistics.median(extra) < GOAL_START_MS else "NOT met"
+    print(f"  sandbox overhead   {q(extra)}   goal < {GOAL_START_MS:g} ms: {verdict}")
+    print(f"decision through the referee, odin, 2 seats ({args.games} pairs of games), us:")
+    print(f"  unsandboxed        {q(out['dec'])}")
+    print(f"  sandboxed          {q(out['dec_sb'])}")
+    print(f"  ratio sandboxed/unsandboxed {q(ratio)}")
+
+
+if __name__ == "__main__":
+    main()
