@@ -28,7 +28,6 @@ import msgspec
 from msgspec import Meta
 
 Mode = Literal["auto", "on", "off"]
-MODES: tuple[Mode, ...] = ("auto", "on", "off")
 MIB = 1 << 20
 SCRATCH = "/scratch"  # the bot's private writable folder, and its $HOME
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
@@ -199,18 +198,35 @@ def _system(path: str) -> bool:
     return any(within(path, d) for d in SYSTEM)
 
 
-def python_runtime() -> list[str]:
-    """The folders a Python bot of this interpreter needs: the venv, the base installation
-    and the `protocol` package (which an editable install keeps in the source tree)."""
+def _packages() -> list[str]:
+    """The folders of the packages a `{python}` bot may import: `protocol` and `msgspec`."""
     import protocol
 
-    dirs = {sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix}
-    dirs.update(str(Path(d).resolve()) for d in protocol.__path__ if os.path.isdir(d))
+    return [
+        str(Path(d).resolve())
+        for package in (protocol, msgspec)
+        for d in package.__path__
+        if os.path.isdir(d)
+    ]
+
+
+def python_runtime() -> list[str]:
+    """The folders a Python bot of this interpreter needs: the venv, the base installation
+    and the packages `protocol` and `msgspec` (an editable install keeps `protocol` in the
+    source tree; only the package's own folder is shown)."""
+    dirs = {sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix, *_packages()}
     out: list[str] = []
     for d in sorted(os.path.abspath(d) for d in dirs):
         if not _system(d) and not any(within(d, o) for o in out):
             out.append(d)
     return out
+
+
+def python_path(env: dict[str, str]) -> str:
+    """The PYTHONPATH that lets a `{python}` bot import `protocol` and `msgspec` however arena
+    was installed (even run from a source tree by PYTHONPATH), after the bot's own."""
+    parents = dict.fromkeys(os.path.dirname(d) for d in _packages())
+    return os.pathsep.join(filter(None, [env.get("PYTHONPATH", ""), *parents]))
 
 
 def _uses_python(exe: str | None) -> bool:
@@ -361,7 +377,10 @@ def wrap(
         *argv,
     ]
     base = {k: v for k in KEPT_ENV if (v := os.environ.get(k)) is not None}
-    return args, {**base, "HOME": SCRATCH, "TMPDIR": "/tmp", **(env or {})}
+    out = {**base, "HOME": SCRATCH, "TMPDIR": "/tmp", **(env or {})}
+    if _uses_python(exe):
+        out["PYTHONPATH"] = python_path(env or {})
+    return args, out
 
 
 def options_in_fd(argv: Sequence[str]) -> tuple[list[str], int]:

@@ -7,7 +7,12 @@ through `protocol.bot`) is measured with and without the sandbox, in pairs, in t
   referee's own path: for the sandbox, building the bwrap command line, bwrap, setpriv when
   root, prlimit, then the interpreter); then it is killed and reaped, untimed;
 - decision: a whole game of `odin` (2 seats, the same bot) through `arena.referee.play_game`,
-  timed from the first decision to the last (start-up and shut-down excluded), per decision.
+  timed from the first decision to the last (start-up and shut-down excluded), per decision;
+- round trip: one typical `act` line to the bot and its answer over plain blocking pipes,
+  with the benchmark and both bots pinned to one core. On two cores a round trip costs about
+  13 us when the bot runs on the referee's core and about 50 us when it sits on the other
+  (a wake-up across cores), and which core a process lands on at start is luck: unpinned,
+  that luck swamps everything else. Pinned, what remains is the sandbox's own cost.
 
 Timings on these machines drift over seconds, so the two variants alternate (which goes first
 alternates too) and each figure is the median over pairs: the start overhead is the median of
@@ -18,7 +23,9 @@ Goal: under 20 ms more per start, and no measurable cost per decision.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -29,9 +36,10 @@ import msgspec
 import trio
 
 from arena.bot import BotProcess, BotSpec
-from arena.games import GameState
+from arena.games import GameState, new_game
 from arena.referee import play_game
-from arena.sandbox import SandboxConfig, sandbox_problem
+from arena.sandbox import SandboxConfig, sandbox_problem, wrap
+from protocol.messages import Request, encode_line
 
 GOAL_START_MS = 20.0
 HELLO = (
@@ -91,10 +99,78 @@ async def measure(
     return out
 
 
+def sample_line() -> bytes:
+    """A typical mid-game `act` line of odin, 2 players (as in bench/referee.py)."""
+    state = new_game("odin", 2, None, 7)
+    for _ in range(6):
+        state.apply(state.legal_actions()[0])
+    seat = state.current_player
+    assert seat is not None
+    request = Request(
+        decision=6,
+        observation=state.observation(seat),
+        actions=state.legal_actions(),
+        events=state.events_for(seat),
+        time_ms=1000.0,
+        bank_ms=0.0,
+    )
+    return encode_line(request)
+
+
+class PipeBot:
+    """A bot on plain blocking pipes (started with hello answered), in a session of its own
+    as the referee starts every bot (a session is also a scheduler group: about 0.5 us more
+    per round trip than a bot in the benchmark's own session)."""
+
+    def __init__(self, argv: list[str], env: dict[str, str] | None) -> None:
+        self.proc = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, start_new_session=True
+        )
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.stdin, self.stdout = self.proc.stdin, self.proc.stdout
+        self.round_trips(HELLO, 1)
+
+    def round_trips(self, line: bytes, n: int) -> float:
+        """Microseconds per round trip of `line`, over `n`."""
+        start = time.perf_counter()
+        for _ in range(n):
+            self.stdin.write(line)
+            self.stdin.flush()
+            self.stdout.readline()
+        return (time.perf_counter() - start) / n * 1e6
+
+    def close(self) -> None:
+        self.proc.kill()
+        self.proc.wait()
+
+
+def pinned_round_trips(plain: BotSpec, boxed: BotSpec, pairs: int) -> dict[str, list[float]]:
+    """Round trips to both bots, all pinned to one core, alternating; us per round trip."""
+    assert boxed.sandbox is not None
+    before = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(before)})  # the bots inherit it
+    argv, env = wrap(boxed.argv(), cwd=None, config=boxed.sandbox)
+    bots = {"rt": PipeBot(plain.argv(), None), "rt_sb": PipeBot(argv, env)}
+    out: dict[str, list[float]] = {k: [] for k in bots}
+    line = sample_line()
+    try:
+        for bot in bots.values():
+            bot.round_trips(line, 500)  # warm-up
+        for i in range(pairs):
+            for key in sorted(bots, reverse=bool(i % 2)):
+                out[key].append(bots[key].round_trips(line, 200))
+    finally:
+        for bot in bots.values():
+            bot.close()
+        os.sched_setaffinity(0, before)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--starts", type=int, default=200, help="bot starts of each kind")
     parser.add_argument("--games", type=int, default=60, help="games of each kind")
+    parser.add_argument("--pairs", type=int, default=100, help="pinned round-trip pairs")
     args = parser.parse_args()
     if (problem := sandbox_problem()) is not None:
         sys.exit(f"bench: the sandbox cannot run here: {problem}")
@@ -105,6 +181,7 @@ def main() -> None:
         plain = BotSpec("first-choice", [sys.executable, str(bot)])
         boxed = msgspec.structs.replace(plain, sandbox=SandboxConfig(mode="on"))
         out = trio.run(measure, plain, boxed, args.starts, args.games)
+        out.update(pinned_round_trips(plain, boxed, args.pairs))
 
     def q(values: list[float]) -> str:
         lo, mid, hi = statistics.quantiles(values, n=4)
@@ -121,6 +198,11 @@ def main() -> None:
     print(f"  unsandboxed        {q(out['dec'])}")
     print(f"  sandboxed          {q(out['dec_sb'])}")
     print(f"  ratio sandboxed/unsandboxed {q(ratio)}")
+    pinned = [b / a for a, b in zip(out["rt"], out["rt_sb"], strict=True)]
+    print(f"pipe round trip of an act line, pinned to one core ({args.pairs} pairs), us:")
+    print(f"  unsandboxed        {q(out['rt'])}")
+    print(f"  sandboxed          {q(out['rt_sb'])}")
+    print(f"  ratio sandboxed/unsandboxed {q(pinned)}")
 
 
 if __name__ == "__main__":

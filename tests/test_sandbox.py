@@ -29,10 +29,13 @@ import arena.sandbox as sandbox_module
 from arena.bot import BotSpec, load_bot
 from arena.cli import app
 from arena.config import ConfigError, load_tournament
+from arena.local import LocalBot, random_decider
+from arena.match import run_match
 from arena.records import GameRecord, read_records
 from arena.referee import RefereeConfig, play_game
 from arena.results import ResultsDir
 from arena.sandbox import SandboxConfig, SandboxOverride, sandbox_problem
+from arena.sprt import Sprt
 from arena.tournament import run_tournament
 from protocol.messages import Limits
 from tests.test_referee import check_record
@@ -375,6 +378,23 @@ async def test_tournament_bots_never_learn_a_seed(
         assert tournament_seed in found
 
 
+async def test_match_bots_never_learn_a_seed() -> None:
+    """An SPRT match plays each deal twice, seats swapped: game_over withholds the seed."""
+    bots: list[LocalBot] = []
+
+    def connect(spec: BotSpec) -> LocalBot:
+        bots.append(LocalBot(spec, random_decider(f"{spec.name}:{len(bots)}")))
+        return bots[-1]
+
+    a, b = BotSpec("a", ["(in-process)"]), BotSpec("b", ["(in-process)"])
+    state = await run_match(a, b, "odin-race", Sprt(elo0=0, elo1=10), max_pairs=2, connect=connect)
+    assert len(state.games) == 4 and len(bots) == 8
+    overs = [json.loads(bot.received[-1]) for bot in bots]
+    assert all(o["type"] == "game_over" and o["seed"] is None for o in overs)
+    seeds = {str(g.seed) for g in state.games}
+    assert not any(seed in line.decode() for bot in bots for line in bot.received for seed in seeds)
+
+
 # -- settings ------------------------------------------------------------------------------------
 
 
@@ -424,6 +444,20 @@ def test_play_in_and_out_of_the_sandbox(tmp_path: Path) -> None:
     assert [s.sandboxed for s in outside.seats] == [False, False]
     result = runner.invoke(app, ["play", "odin", str(RANDOM_PY), "-L", "memory=1"])
     assert result.exit_code == 2 and "memory_mb" in result.output
+
+
+def test_the_tournament_command_overrides_the_files_sandbox(tmp_path: Path) -> None:
+    bots = [path_bot(RANDOM_PY), path_bot(RANDOM_PY, name="b", sandbox="on")]
+    file = write_tournament(tmp_path, bots, sandbox="on")
+    results = tmp_path / "results"
+    args = ["tournament", str(file), "--results", str(results), "--sandbox", "off"]
+    result = runner.invoke(app, args, env={"COLUMNS": "400"})
+    assert result.exit_code == 0, result.output
+    assert "bots run without a sandbox" in result.output
+    records = list(read_records(results / "t" / "games.jsonl"))
+    assert len(records) == 2 and not any(s.sandboxed for r in records for s in r.seats)
+    result = runner.invoke(app, [*args[:-1], "on"], env={"COLUMNS": "400"})  # resumes: done
+    assert result.exit_code == 0 and "bots run sandboxed (each: 2048 MiB memory" in result.output
 
 
 @pytest.fixture
