@@ -34,22 +34,14 @@ from typing import Any
 
 import msgspec
 import trio
+from common import BOT_SOURCE, HELLO, sample_line
 
 from arena.bot import BotProcess, BotSpec
-from arena.games import GameState, new_game
+from arena.games import GameState
 from arena.referee import play_game
 from arena.sandbox import SandboxConfig, sandbox_problem, wrap
-from protocol.messages import Request, encode_line
 
 GOAL_START_MS = 20.0
-HELLO = (
-    b'{"type":"hello","protocol":1,"ruleset":"odin","options":{},"seat":0,"players":2,'
-    b'"limits":{"startup_ms":10000,"move_ms":1000,"bank_ms":0,"increment_ms":0}}\n'
-)
-BOT_SOURCE = """
-from protocol.bot import run
-run(lambda request: 0, name="first-choice")
-"""
 
 
 async def start_ms(spec: BotSpec) -> float:
@@ -97,24 +89,6 @@ async def measure(
         for key, spec in pair if seed % 2 else reversed(pair):
             out[key].append(await decision_us(spec, seed))
     return out
-
-
-def sample_line() -> bytes:
-    """A typical mid-game `act` line of odin, 2 players (as in bench/referee.py)."""
-    state = new_game("odin", 2, None, 7)
-    for _ in range(6):
-        state.apply(state.legal_actions()[0])
-    seat = state.current_player
-    assert seat is not None
-    request = Request(
-        decision=6,
-        observation=state.observation(seat),
-        actions=state.legal_actions(),
-        events=state.events_for(seat),
-        time_ms=1000.0,
-        bank_ms=0.0,
-    )
-    return encode_line(request)
 
 
 class PipeBot:
