@@ -22,29 +22,13 @@ import sys
 from pathlib import Path
 
 import trio
+from measure import mean_interval, wilson
 
 from arena.bot import BotSpec, load_bot
 from arena.records import GameRecord
 from arena.referee import play_game
 
 BOTS = Path(__file__).resolve().parent / "bots"
-Z = 1.96
-
-
-def wilson(successes: float, n: int) -> tuple[float, float]:
-    """The 95% Wilson score interval of a proportion."""
-    p = successes / n
-    denom = 1 + Z * Z / n
-    centre = (p + Z * Z / (2 * n)) / denom
-    half = Z * math.sqrt(p * (1 - p) / n + Z * Z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
-def mean_interval(values: list[float]) -> tuple[float, float]:
-    n = len(values)
-    mean = sum(values) / n
-    var = sum((v - mean) ** 2 for v in values) / max(1, n - 1)
-    return mean, Z * math.sqrt(var / n)
 
 
 async def play_all(
