@@ -22,6 +22,7 @@ from msgspec import Meta, Struct
 from arena.games import melds as M
 from arena.games.base import GameState, IllegalAction, Outcome, ranks_from_scores
 from arena.games.cards import deal
+from arena.games.events import Dealt
 from arena.games.melds import KIND_NAMES, Meld, MeldName
 
 # --------------------------------------------------------------------------
@@ -120,16 +121,6 @@ _PASSES = {name: Pass(name) for name in PASS_CARDS.values()}
 def _meld_text(meld: str, cards: tuple[str, ...], wilds: tuple[int, ...]) -> str:
     parts = list(cards) + [f"wild={r}" for r in wilds]
     return f"{meld} {' '.join(parts)}"
-
-
-class Dealt(Struct, tag="dealt", frozen=True):
-    """Private: the hand this seat was dealt for the round."""
-
-    round: int
-    hand: list[str]
-
-    def text(self) -> str:
-        return f"is dealt {' '.join(self.hand)}"
 
 
 class RoundStarted(Struct, tag="round_started", frozen=True):

@@ -17,6 +17,7 @@ from msgspec import Meta, Struct
 
 from arena.games.base import GameState, IllegalAction, Outcome, ranks_from_scores
 from arena.games.cards import WILD_SUIT, CardTable, deal
+from arena.games.events import Dealt
 
 COLOURS = "ROYGBP"  # red, orange, yellow, green, blue, purple (Odin's six colours)
 SUITS = "SHDC"  # spades, hearts, diamonds, clubs (override-beta)
@@ -44,16 +45,6 @@ class Take(Struct, tag="take", frozen=True):
 
 OdinAction = Play | Pass | Take
 _PASS = Pass()
-
-
-class Dealt(Struct, tag="dealt", frozen=True):
-    """Private: the hand this seat was dealt for the round."""
-
-    round: int
-    hand: list[str]
-
-    def text(self) -> str:
-        return f"is dealt {' '.join(self.hand)}"
 
 
 class RoundStarted(Struct, tag="round_started", frozen=True):
