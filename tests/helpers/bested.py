@@ -33,6 +33,7 @@ from arena.games.bested import (
 )
 from arena.games.bested_solo import SoloState, TakeDummy
 from arena.games.melds import card_table
+from tests.helpers import play as shared
 
 KINDS = ("single", "set", "run", "gap")
 #: every bested game configuration the random tests cover
@@ -306,16 +307,10 @@ def play_random(
     on_step: Callable[[Any], None] | None = None,
     stop_after: int | None = None,
 ) -> int:
-    steps = 0
-    while not state.is_terminal:
-        if stop_after is not None and steps >= stop_after:
-            break
-        assert steps < MAX_ACTIONS, "the game did not end"
-        state.apply(choose(rng, state.legal_actions(), style))
-        steps += 1
-        if on_step is not None:
-            on_step(state)
-    return steps
+    """Play `choose`n legal actions until the game ends (or `stop_after` actions)."""
+    return shared.play_random(
+        state, rng, choose, MAX_ACTIONS, style=style, on_step=on_step, stop_after=stop_after
+    )
 
 
 def candidates(state: Any, rng: random.Random, count: int) -> list[Any]:

@@ -30,6 +30,7 @@ from arena.games.odin import (
     Took,
     TrickWon,
 )
+from tests.helpers import play as shared
 
 CHEAT = "0*"
 
@@ -232,16 +233,9 @@ def play_random(
     """Play random legal actions until the game ends (or `stop_after` actions); return the
     number of actions applied. Fails if the game runs past its bound."""
     bound = max_rounds(state) * MAX_ACTIONS_PER_ROUND
-    steps = 0
-    while not state.is_terminal:
-        if stop_after is not None and steps >= stop_after:
-            break
-        assert steps < bound, f"game did not end within {bound} actions"
-        state.apply(choose(rng, state.legal_actions(), style))
-        steps += 1
-        if on_step is not None:
-            on_step(state)
-    return steps
+    return shared.play_random(
+        state, rng, choose, bound, style=style, on_step=on_step, stop_after=stop_after
+    )
 
 
 class Checker:
