@@ -1,8 +1,11 @@
 """One bot process: spawn it in its own process group, exchange lines, enforce deadlines, kill.
 
-The referee never blocks on a bot: stdout is read by a background task into a
-channel, so a dead bot is noticed at once (end of file) and a silent one only
-costs its deadline. Lines are capped in size and stderr is kept to a bound.
+The referee never blocks on a bot: its output is read while the referee waits for it, so a
+dead bot is noticed at once (end of file) and a silent one only costs its deadline. Lines
+are capped in size and stderr is kept to a bound. No process of a bot outlives its game: a
+sandboxed bot lives in its own PID namespace, which ends with it; an unsandboxed one is
+started by a keeper (`arena.keeper`) that ends every process the bot started. A sandboxed
+bot's memory is watched as a whole, all its processes together.
 """
 
 from __future__ import annotations
@@ -13,29 +16,36 @@ import select
 import shlex
 import shutil
 import signal
-import subprocess
 import sys
 import tomllib
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
 import msgspec
 import trio
 
+from arena import keeper
 from arena.sandbox import (
+    MIB,
     SandboxConfig,
     SandboxUnavailable,
     active,
+    launch,
     launcher_error,
-    options_in_fd,
     own_paths,
     wrap,
 )
+from arena.spawn import Child, NoResources, spawn
 from protocol.messages import MAX_LINE_BYTES
 
-FaultKind = Literal["startup", "timeout", "crash", "malformed", "schema", "illegal"]
+FaultKind = Literal["startup", "timeout", "crash", "malformed", "schema", "illegal", "memory"]
 STDERR_LIMIT = 64 * 1024
+KEEPER = keeper.__file__
+MEMORY_POLL = 0.1  # seconds between two looks at a sandboxed bot's memory
+SPAWN_TRIES = 12  # a start that fails for the referee's lack of resources is tried again
+PAGE = os.sysconf("SC_PAGE_SIZE")
 MANIFEST = "bot.toml"
 _LIMIT_SIGNALS = {
     "SIGXCPU": " (its CPU time limit in the sandbox)",
@@ -128,7 +138,9 @@ class BotProcess:
         self.stderr_limit = stderr_limit
         self.hide = hide  # paths a sandbox must not show this bot (see arena.sandbox.wrap)
         self.sandboxed = False
-        self.process: trio.Process | None = None
+        self.process: Child | None = None
+        self.violation: BotFault | None = None  # a limit it broke while nobody asked it
+        self.on_violation: Callable[[BotFault], None] | None = None
         self._stderr = bytearray()
         self._stderr_dropped = 0
         self._stderr_closed = trio.Event()
@@ -142,7 +154,8 @@ class BotProcess:
     # -- life cycle ------------------------------------------------------------
     async def start(self, nursery: trio.Nursery) -> None:
         """Spawn the process in a new session (its own process group), inside its sandbox if
-        it has one; raise a startup fault."""
+        it has one, else under its keeper; raise a startup fault, or NoResources when the
+        referee lacked the means to start it (not the bot's fault)."""
         spec = self.spec
         argv, cwd, env = spec.argv(), spec.cwd, {**os.environ, **spec.env}
         try:
@@ -155,36 +168,57 @@ class BotProcess:
             argv, env = wrap(
                 argv, cwd=cwd, config=spec.sandbox, folder=spec.folder, env=spec.env, hide=self.hide
             )
-            argv, options = options_in_fd(argv)
+            argv, options = launch(argv)
             fds, cwd = (options,), None  # bwrap changes into cwd, inside
+        else:
+            argv = [sys.executable, "-I", "-S", KEEPER, str(os.getpid()), "--", *argv]
         try:
-            self.process = await trio.lowlevel.open_process(
-                argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=cwd,
-                env=env,
-                start_new_session=True,
-                pass_fds=fds,
-            )
+            self.process = await _spawn_retrying(argv, cwd=cwd, env=env, pass_fds=fds)
         except OSError as exc:
-            raise BotFault("startup", f"could not start {spec.command!r}: {exc}") from None
+            raise BotFault("startup", f"could not be started ({exc.strerror or exc})") from None
         finally:
             for fd in fds:
                 os.close(fd)
         nursery.start_soon(self._drain_stderr)
+        if self.sandboxed and spec.sandbox is not None:
+            nursery.start_soon(self._watch_memory, spec.sandbox.memory_mb)
 
     def kill(self) -> None:
-        """Kill the bot's whole process group (children included). Safe to call twice."""
+        """End the bot and every process it started. Safe to call twice.
+
+        A sandboxed bot's group is killed outright (its PID namespace dies with it); an
+        unsandboxed one's keeper is told to end the bot's whole tree, then exits."""
         proc = self.process
         if proc is None or self.killed:
             return
         self.killed = True
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        with contextlib.suppress(ProcessLookupError):
+        if self.sandboxed:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
             proc.kill()
+        else:
+            proc.send_signal(signal.SIGTERM)
+
+    async def _watch_memory(self, limit_mb: int) -> None:
+        """Kill the bot when all its processes together hold more than `limit_mb` MiB of
+        memory (the sandbox's per-process limit alone lets a bot of many processes take the
+        machine): a `memory` fault."""
+        assert self.process is not None
+        pid = self.process.pid
+        while not self.killed and self.process.returncode is None:
+            used = tree_memory(pid)
+            if used > limit_mb * MIB:
+                fault = BotFault(
+                    "memory",
+                    f"used {used / MIB:.0f} MiB in all its processes together, over its "
+                    f"limit of {limit_mb} MiB",
+                )
+                self.violation = fault
+                self.kill()
+                if self.on_violation is not None:
+                    self.on_violation(fault)
+                return
+            await trio.sleep(MEMORY_POLL)
 
     async def close(self, grace: float = 0.0) -> None:
         """Give the bot `grace` seconds to exit by itself, then kill its group and reap it."""
@@ -198,10 +232,16 @@ class BotProcess:
             self.kill()
             with trio.move_on_after(5):
                 await proc.wait()
+            if proc.returncode is None:  # a keeper that did not end: end it, and its group
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.kill()
+                with trio.move_on_after(1):
+                    await proc.wait()
             for stream in (proc.stdin, proc.stdout, proc.stderr):
-                if stream is not None:
-                    with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
-                        await stream.aclose()
+                with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
+                    await stream.aclose()
+            proc.close_pidfd()
 
     @property
     def returncode(self) -> int | None:
@@ -232,11 +272,14 @@ class BotProcess:
         code = self.returncode
         if code is None:
             return "closed its output"
-        if self.sandboxed and code != 0:
-            if (why := launcher_error(self.stderr_text())) is not None:
-                return f"could not be started in the sandbox ({why})"
-            if code > 128:  # bwrap reports a child killed by signal N as status 128 + N
-                code = 128 - code
+        if code != 0 and (why := launcher_error(self.stderr_text())) is not None:
+            if why.startswith(KEEPER_PREFIX):
+                if code == keeper.NO_RESOURCES:
+                    raise NoResources(why.removeprefix(KEEPER_PREFIX))
+                return f"could not be started ({why.removeprefix(KEEPER_PREFIX)})"
+            return f"could not be started in the sandbox ({why})"
+        if self.sandboxed and code > 128:  # bwrap reports death by signal N as 128 + N
+            code = 128 - code
         if code < 0:
             with contextlib.suppress(ValueError):
                 name = signal.Signals(-code).name
@@ -249,8 +292,7 @@ class BotProcess:
         assert self.process is not None
         with trio.move_on_after(0.5):
             await self.process.wait()
-            if self.sandboxed:
-                await self._stderr_closed.wait()
+            await self._stderr_closed.wait()  # it may hold the reason (the sandbox's, keeper's)
 
     async def send(self, line: bytes) -> None:
         """Write one line (the caller sets the deadline); a closed pipe is a crash."""
@@ -259,6 +301,8 @@ class BotProcess:
             await self.process.stdin.send_all(line)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             await self._exited()  # most likely it exited: say how
+            if self.violation is not None:
+                raise self.violation from None
             raise BotFault("crash", f"stopped reading its input ({self._exit_reason()})") from None
 
     def _absorb(self, chunk: bytes, at: float) -> None:
@@ -319,6 +363,8 @@ class BotProcess:
                 raise BotFault("malformed", f"wrote a line longer than {self.max_line} bytes")
             if self._eof:
                 await self._exited()
+                if self.violation is not None:
+                    raise self.violation
                 raise BotFault("crash", f"{self._exit_reason()} before answering")
             try:
                 chunk = await stream.receive_some(65536)
@@ -328,3 +374,35 @@ class BotProcess:
                 self._absorb(chunk, trio.current_time())
             else:
                 self._eof = True
+
+
+KEEPER_PREFIX = "arena-keeper: "
+
+
+async def _spawn_retrying(
+    argv: list[str], *, cwd: str | None, env: dict[str, str], pass_fds: tuple[int, ...]
+) -> Child:
+    """`spawn`, tried again for a while when the referee lacks descriptors or processes
+    (other games end and free theirs); NoResources if it never could."""
+    delay = 0.05
+    for attempt in range(SPAWN_TRIES):
+        try:
+            return spawn(argv, cwd=cwd, env=env, pass_fds=pass_fds)
+        except NoResources:
+            if attempt == SPAWN_TRIES - 1:
+                raise
+        await trio.sleep(delay)
+        delay = min(1.0, delay * 2)
+    raise AssertionError("unreachable")
+
+
+def tree_memory(pid: int) -> int:
+    """The resident memory of `pid` and all its descendants, in bytes (0 if it is gone)."""
+    total = 0
+    for p in (pid, *keeper.descendants(pid)):
+        try:
+            with open(f"/proc/{p}/statm", "rb") as fh:
+                total += int(fh.read().split()[1]) * PAGE
+        except (OSError, IndexError, ValueError):
+            continue
+    return total

@@ -304,6 +304,19 @@ async def test_memory_limit() -> None:
     assert report(small, 0)["allocated"] == 16
 
 
+async def test_memory_limit_holds_for_all_its_processes_together() -> None:
+    """Three processes of 1 GiB each, each within the 2 GiB a process may reserve, are 3 GiB
+    for the bot: it is stopped with a `memory` fault, and the other bot plays on unharmed."""
+    hog = hostile("memory-split", 1024, 3, sandbox=msgspec.structs.replace(ON, memory_mb=2048))
+    slow = RefereeConfig(limits=Limits(startup_ms=5000, move_ms=30_000), exit_grace_ms=500)
+    record = await play_game("odin-race", [hog, good()], config=slow)
+    check_record(record, {0})
+    (fault,) = record.faults
+    assert fault.kind == "memory" and fault.seat == 0 and fault.decision is not None
+    assert "over its limit of 2048 MiB" in fault.reason
+    assert record.moves[-1].seat in (0, 1) and record.ranks == [2, 1]
+
+
 async def test_cpu_limit_kills_the_bot_with_a_clear_fault() -> None:
     limited = msgspec.structs.replace(ON, cpu_seconds=1)
     record = await play([hostile("cpu", 3, sandbox=limited), good()], {0})

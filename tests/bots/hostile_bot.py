@@ -2,8 +2,8 @@
 as one JSON line on stderr ({"attack": ..., ...}), then plays at random to the end.
 
 Attacks:
-- "stdin": read the standard input of its sibling processes (the other bots, started by the
-  same referee) through /proc/<pid>/fd/0, and list the referee's open files (`argv[2]` is the
+- "stdin": read the standard input of its sibling and cousin processes (the other bots,
+  started by the same referee, each under its keeper) through /proc/<pid>/fd/0, and list the referee's open files (`argv[2]` is the
   referee's pid).
 - "read": read every path in $HOSTILE_PATHS (separated by ":"): files, and the files in
   folders (the tournament file, results, another bot's folder).
@@ -17,7 +17,9 @@ Attacks:
 - "seeds": collect every number of 6+ digits in what it can reach (its environment, every
   visible command line and environment, $HOSTILE_PATHS, its folder, $HOME, /tmp) and in every
   message; reported at game_over, with the numbers of game_over apart.
-- "memory": allocate `argv[2]` MiB; "cpu": burn CPU for up to `argv[2]` seconds; "file":
+- "memory": allocate `argv[2]` MiB; "memory-split": at its first decision, start `argv[3]`
+  child processes that each fill `argv[2]` MiB and hold it, and answer once they have;
+  "cpu": burn CPU for up to `argv[2]` seconds; "file":
   write `argv[2]` MiB to $HOME/big.
 - "late": no attack; sleep `argv[2]` seconds before reading anything (a victim).
 """
@@ -58,11 +60,21 @@ def read_bytes(path: str, limit: int = 1 << 20) -> bytes:
         return fh.read(limit)
 
 
+def relatives(me: int) -> list[int]:
+    """The other bots of the game: its siblings, and its cousins (each unsandboxed bot is the
+    child of its own keeper, a child of the referee)."""
+    table = {p: parent_of(p) for p in pids()}
+    parent = table.get(me)
+    grand = table.get(parent) if parent is not None else None
+    uncles = {p for p, q in table.items() if q == grand and p != parent} if grand else set()
+    return [p for p, q in table.items() if p != me and (q == parent or q in uncles)]
+
+
 def steal_stdin() -> None:
     me, stolen, errors, siblings = os.getpid(), "", [], []
     deadline = time.monotonic() + 1.5
     while time.monotonic() < deadline and not stolen:
-        siblings = [p for p in pids() if p != me and parent_of(p) == os.getppid()]
+        siblings = relatives(me)
         for pid in siblings:
             try:
                 fd = os.open(f"/proc/{pid}/fd/0", os.O_RDONLY | os.O_NONBLOCK)
@@ -178,6 +190,24 @@ def hog_memory() -> None:
         report(allocated=0, error="MemoryError")
 
 
+def split_memory() -> None:
+    """Fill ARG MiB in each of argv[3] child processes (the memory really used, not only
+    reserved), and return once all have."""
+    ready = []
+    for _ in range(int(sys.argv[3])):
+        read, write = os.pipe()
+        if os.fork() == 0:
+            block = bytearray(b"\x01") * (int(ARG) << 20)
+            os.write(write, b"1")
+            time.sleep(1000 + len(block) * 0)
+            os._exit(0)
+        os.close(write)
+        ready.append(read)
+    for fd in ready:
+        os.read(fd, 1)
+    report(children=len(ready))
+
+
 def burn_cpu() -> None:
     start = time.process_time()
     while time.process_time() - start < float(ARG):
@@ -213,6 +243,7 @@ if ATTACK in ATTACKS:
     ATTACKS[ATTACK]()
 found = reachable_numbers() if ATTACK == "seeds" else set()
 heard: set[int] = set()
+heard_act = False
 rng = random.Random(0)
 for line in sys.stdin:
     msg = json.loads(line)
@@ -225,5 +256,8 @@ for line in sys.stdin:
     if msg["type"] == "hello":
         print(json.dumps({"type": "ready", "name": "hostile"}), flush=True)
     elif msg["type"] == "act":
+        if ATTACK == "memory-split" and not heard_act:
+            heard_act = True
+            split_memory()
         index = rng.randrange(len(msg["actions"]))
         print(json.dumps({"type": "action", "index": index}), flush=True)
