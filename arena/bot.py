@@ -27,6 +27,7 @@ import msgspec
 import trio
 
 from arena import keeper
+from arena.programs import ProgramError
 from arena.sandbox import (
     MIB,
     SandboxConfig,
@@ -165,9 +166,17 @@ class BotProcess:
         fds: tuple[int, ...] = ()
         if self.sandboxed:
             assert spec.sandbox is not None
-            argv, env = wrap(
-                argv, cwd=cwd, config=spec.sandbox, folder=spec.folder, env=spec.env, hide=self.hide
-            )
+            try:
+                argv, env = wrap(
+                    argv,
+                    cwd=cwd,
+                    config=spec.sandbox,
+                    folder=spec.folder,
+                    env=spec.env,
+                    hide=self.hide,
+                )
+            except ProgramError as exc:
+                raise BotFault("startup", f"could not be started in the sandbox: {exc}") from None
             argv, options = launch(argv)
             fds, cwd = (options,), None  # bwrap changes into cwd, inside
         else:

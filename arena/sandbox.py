@@ -28,6 +28,8 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import Meta
 
+from arena.programs import Program, ProgramError, resolve_program
+
 Mode = Literal["auto", "on", "off"]
 MIB = 1 << 20
 SCRATCH = "/scratch"  # the bot's private writable folder, and its $HOME
@@ -308,6 +310,35 @@ def _mask(target: str, keep: Sequence[str]) -> list[str]:
     return out
 
 
+@functools.lru_cache(maxsize=256)
+def _program(argv0: str, cwd: str, env: tuple[tuple[str, str], ...]) -> Program | None:
+    """`resolve_program`, once per command, folder and environment: a shim's manager takes
+    tens of milliseconds to answer, and a tournament starts the same bot many times."""
+    return resolve_program(argv0, cwd, dict(env))
+
+
+def _shown(
+    argv: Sequence[str], cwd: str, folder: str | None, env: dict[str, str]
+) -> tuple[str | None, list[str], Program | None]:
+    """The program a sandboxed command runs (its shim resolved), what the sandbox shows of the
+    host, and the resolved program when it is not this interpreter or a system program
+    (which the sandbox shows anyway). ProgramError when a shim's manager fails."""
+    exe = executable(argv[0], cwd) if argv else None
+    program = None
+    if argv and exe is not None and not _uses_python(exe) and not _system(exe):
+        program = _program(argv[0], cwd, tuple(sorted(env.items())))
+        if program is not None:
+            exe = program.path
+    shown = own_paths(argv, cwd, folder)
+    if _uses_python(exe):
+        shown = python_runtime() + shown
+    if program is not None and not _system(program.path):
+        for path in [program.path, *program.folders]:
+            if not any(within(path, s) for s in shown):
+                shown.insert(0, path)
+    return exe, shown, program
+
+
 def wrap(
     argv: Sequence[str],
     *,
@@ -343,10 +374,7 @@ def wrap(
     args += ["--perms", "1777", "--size", scratch, "--tmpfs", "/dev/shm"]
     args += ["--perms", "1777", "--size", scratch, "--tmpfs", SCRATCH]
 
-    exe = executable(argv[0], cwd) if argv else None
-    shown = own_paths(argv, cwd, folder)
-    if _uses_python(exe):
-        shown = python_runtime() + shown
+    exe, shown, program = _shown(argv, cwd, folder, {**os.environ, **(env or {})})
     made: set[str] = set()
 
     def ancestors(path: str) -> None:
@@ -365,8 +393,8 @@ def wrap(
     if not any(within(cwd, s) for s in shown) and not _system(cwd):
         ancestors(cwd)
         args += ["--perms", "0755", "--dir", cwd]
-    if exe is not None and exe in shown:
-        argv[0] = exe  # run by its path: it may not be on the sandbox's PATH
+    if exe is not None and (program is not None or exe in shown):
+        argv[0] = exe  # run by its path (past any shim): it may not be on the sandbox's PATH
     keep = [*shown, cwd]
     sources = [*(d for d in SYSTEM if not os.path.islink(d)), *shown]
     for path in [*ETC_SECRETS, *hide]:
@@ -452,10 +480,11 @@ def reached(
     """What a bot tried to reach that the sandbox keeps from it, read from its error output:
     existing host paths it named that the sandbox does not show, and the network."""
     cwd = os.path.abspath(cwd or os.getcwd())
-    exe = executable(argv[0], cwd) if argv else None
-    shown = [*SYSTEM, "/proc", "/dev", *own_paths(argv, cwd, folder)]
-    if _uses_python(exe):
-        shown += python_runtime()
+    try:
+        _, inside, _ = _shown(argv, cwd, folder, dict(os.environ))
+    except ProgramError:
+        inside = own_paths(argv, cwd, folder)
+    shown = [*SYSTEM, "/proc", "/dev", *inside]
     hidden = [os.path.abspath(h) for h in (*ETC_SECRETS, *hide)]
     out: list[str] = []
     for line in stderr.splitlines():

@@ -15,6 +15,7 @@ import random
 import shutil
 import signal
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -242,11 +243,51 @@ async def test_forking_many_processes(sandbox: SandboxConfig | None) -> None:
         assert got["forked"] == 100
 
 
-async def test_children_that_leave_the_process_group_die_with_the_sandbox() -> None:
+@pytest.mark.parametrize("sandbox", MODES)
+async def test_children_that_leave_the_process_group_die_with_the_bot(
+    sandbox: SandboxConfig | None,
+) -> None:
     """Children that start their own session escape a process-group kill; the PID namespace
-    takes them down with the bot (the `nothing_left` fixture checks)."""
-    record = await play([hostile("fork", 3, "setsid"), good()])
+    (sandboxed) or the bot's keeper (unsandboxed) takes them down with the bot (the
+    `nothing_left` fixture checks)."""
+    record = await play([hostile("fork", 3, "setsid", sandbox=sandbox), good(sandbox)])
     assert report(record, 0)["forked"] == 3
+
+
+REFEREE_SCRIPT = """
+import sys, trio
+sys.path.insert(0, {root!r})
+from arena.referee import play_game
+from tests.test_sandbox import hostile, ON
+from arena.bot import BotSpec
+sandbox = ON if {sandboxed!r} else None
+slow = BotSpec("slow", [sys.executable, {random!r}, "30"], sandbox=sandbox)
+trio.run(lambda: play_game("odin-race", [hostile("fork", 3, "setsid", sandbox=sandbox), slow]))
+"""
+
+
+@pytest.mark.parametrize("sandbox", MODES)
+def test_a_referee_killed_with_sigkill_takes_its_bots_down(sandbox: SandboxConfig | None) -> None:
+    """kill -9 of the referee mid-game: the bots and the children they started in sessions of
+    their own all die (the sandbox dies with its parent; a keeper is told by the kernel)."""
+    script = REFEREE_SCRIPT.format(
+        root=str(ROOT),
+        sandboxed=sandbox is not None,
+        random=str(ROOT / "tests" / "bots" / "random_bot.py"),
+    )
+    referee = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT)
+    try:
+        deadline = time.monotonic() + 20
+        while len(hostile_processes()) < 4 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(hostile_processes()) >= 4, "the bot and its 3 children never all ran"
+    finally:
+        referee.kill()
+        referee.wait()
+    deadline = time.monotonic() + 5
+    while hostile_processes() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert hostile_processes() == []
 
 
 @pytest.mark.parametrize("sandbox", MODES)
@@ -531,3 +572,36 @@ def test_check_bot_says_whether_the_bot_works_inside_the_sandbox(tmp_path: Path)
 
     result = runner.invoke(app, [*args, "--sandbox", "off"], env={"COLUMNS": "400"})
     assert result.exit_code == 0 and "checked without the sandbox" in result.output
+
+
+def _pyenv_python3() -> str | None:
+    """python3 on PATH, when it is a pyenv shim (as on the machines this project runs on)."""
+    found = shutil.which("python3")
+    if found is None or os.path.basename(os.path.dirname(found)) != "shims":
+        return None
+    return found if "pyenv" in Path(found).read_text(errors="replace") else None
+
+
+async def test_a_bot_run_by_a_pyenv_shim_plays_in_the_sandbox(tmp_path: Path) -> None:
+    """`command = ["python3", "bot.py"]`, where python3 is pyenv's shim (a script under $HOME
+    that runs pyenv, which the sandbox does not show): the sandbox runs the interpreter the
+    shim would run, shows its installation, and the bot plays without a fault."""
+    if _pyenv_python3() is None:
+        pytest.skip("python3 on PATH is not a pyenv shim on this machine")
+    folder = tmp_path / "pyenv-bot"
+    folder.mkdir()
+    (folder / "bot.py").write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    m = json.loads(line)\n"
+        "    if m['type'] == 'hello':\n"
+        "        print(json.dumps({'type': 'ready', 'name': 'p'}), flush=True)\n"
+        "    elif m['type'] == 'act':\n"
+        "        print(json.dumps({'type': 'action', 'index': 0}), flush=True)\n"
+        "    else:\n"
+        "        break\n"
+    )
+    (folder / "bot.toml").write_text('name = "pyenv-bot"\ncommand = ["python3", "bot.py"]\n')
+    spec = msgspec.structs.replace(load_bot(str(folder)), sandbox=ON)
+    record = await play([spec, good()])
+    assert record.seats[0].sandboxed and record.faults == []
