@@ -162,7 +162,7 @@ class BotProcess:
         try:
             self.sandboxed = active(spec.sandbox)
         except SandboxUnavailable as exc:
-            raise BotFault("startup", str(exc)) from None
+            raise BotFault("startup", f"could not be started: {exc}") from None
         fds: tuple[int, ...] = ()
         if self.sandboxed:
             assert spec.sandbox is not None
@@ -312,7 +312,10 @@ class BotProcess:
             await self._exited()  # most likely it exited: say how
             if self.violation is not None:
                 raise self.violation from None
-            raise BotFault("crash", f"stopped reading its input ({self._exit_reason()})") from None
+            why = self._exit_reason()
+            if why.startswith(NOT_STARTED):
+                raise BotFault("crash", why) from None
+            raise BotFault("crash", f"stopped reading its input and {why}") from None
 
     def _absorb(self, chunk: bytes, at: float) -> None:
         """Split what the bot wrote into lines; a line over the cap stops all reading."""
@@ -374,7 +377,10 @@ class BotProcess:
                 await self._exited()
                 if self.violation is not None:
                     raise self.violation
-                raise BotFault("crash", f"{self._exit_reason()} before answering")
+                why = self._exit_reason()
+                if why.startswith(NOT_STARTED):
+                    raise BotFault("crash", why)
+                raise BotFault("crash", f"{why} before answering")
             try:
                 chunk = await stream.receive_some(65536)
             except (trio.ClosedResourceError, trio.BrokenResourceError):
@@ -386,6 +392,7 @@ class BotProcess:
 
 
 KEEPER_PREFIX = "arena-keeper: "
+NOT_STARTED = "could not be started"
 
 
 async def _spawn_retrying(

@@ -11,7 +11,7 @@ import msgspec
 from arena.bot import BotProcess, BotSpec
 from arena.games import Ruleset
 from arena.local import LocalBot, random_decider
-from arena.records import Fault, GameRecord
+from arena.records import Fault, GameRecord, Move
 from arena.referee import Connection, RefereeConfig, play_game
 from arena.sandbox import reached
 
@@ -24,10 +24,14 @@ HINTS = {
     "schema": 'answer act with {"type": "action", "index": i} or '
     '{"type": "action", "action": {...}} (see PROTOCOL.md)',
     "illegal": "choose one of the offered actions (an index into actions is always safe)",
+    "memory": "keep the memory of all the bot's processes together under the sandbox's "
+    "memory_mb (-L memory_mb=... raises it)",
 }
 
 
 class Problem(msgspec.Struct, frozen=True):
+    """One fault of the checked bot, with the game it happened in and the bot's stderr."""
+
     ruleset: str
     players: int
     seed: int
@@ -36,9 +40,13 @@ class Problem(msgspec.Struct, frozen=True):
 
 
 class CheckReport(msgspec.Struct):
+    """What check-bot found: games and decisions played, the longest decision (faulted ones
+    included: a timeout counts its whole wait), the problems and the sandbox's verdict."""
+
     games: int = 0
-    decisions: int = 0
+    decisions: int = 0  # the decisions the bot was asked, the one it faulted on included
     slowest_ms: float = 0.0
+    slowest_faulted: bool = False  # whether the longest decision was one the bot faulted on
     problems: list[Problem] = msgspec.field(default_factory=list)
     sandboxed: bool = False  # whether the bot ran inside the sandbox
     outside_ok: bool | None = None  # with problems in the sandbox: fine without it?
@@ -47,6 +55,17 @@ class CheckReport(msgspec.Struct):
     @property
     def ok(self) -> bool:
         return not self.problems
+
+
+def asked_moves(record: GameRecord, seat: int) -> list[Move]:
+    """The moves of `seat` that its bot was asked for: those it made, and the one it faulted
+    on (whose `ms` is the time it had before the fault)."""
+    faulted_at = {f.decision for f in record.faults if f.seat == seat}
+    return [
+        m
+        for i, m in enumerate(record.moves)
+        if m.seat == seat and (m.by == "bot" or i in faulted_at)
+    ]
 
 
 async def _game(
@@ -93,9 +112,11 @@ async def check_bot(
                 record, sandboxed = await _game(spec, ruleset.id, players, seat, seed, config)
                 report.sandboxed |= sandboxed
                 report.games += 1
-                mine = [m for m in record.moves if m.seat == seat and m.by == "bot"]
-                report.decisions += len(mine)
-                report.slowest_ms = max([report.slowest_ms, *(m.ms for m in mine)])
+                asked = asked_moves(record, seat)
+                report.decisions += len(asked)
+                for move in asked:
+                    if move.ms > report.slowest_ms:
+                        report.slowest_ms, report.slowest_faulted = move.ms, move.by != "bot"
                 for fault in record.faults:
                     if fault.seat == seat:
                         problem = Problem(ruleset.id, players, seed, fault, record.stderr[seat])

@@ -12,18 +12,20 @@ import typer
 from rich.console import Console
 from rich.live import Live
 from rich.table import Table
+from rich.text import Text
 
 from arena.bot import BotSpec, BotSpecError, load_bot
+from arena.capacity import raise_fd_limit
 from arena.check import HINTS, CheckReport, check_bot
 from arena.config import ConfigError, load_tournament
 from arena.demo import random_game
-from arena.display import progress_lines
+from arena.display import plain, progress_lines, shown
 from arena.games import GameConfigError, GameState, all_rulesets, describe_options, get_ruleset
 from arena.games.base import Audience
 from arena.games.registry import show_value
 from arena.leaderboard import leaderboard
 from arena.match import MatchState, run_match
-from arena.records import GameRecord, append_record, read_records
+from arena.records import Fault, GameRecord, append_record, read_records
 from arena.referee import RefereeConfig, play_game
 from arena.render import (
     LiveTournament,
@@ -42,6 +44,7 @@ from arena.sandbox import (
     unavailable_warning,
     with_limits,
 )
+from arena.spawn import NoResources
 from arena.sprt import Sprt, elo_estimate
 from arena.tournament import planned_total, run_tournament
 from protocol.messages import Limits, schema
@@ -57,20 +60,65 @@ protocol_app = typer.Typer(help="The bot protocol.", no_args_is_help=True)
 app.add_typer(protocol_app, name="protocol")
 
 
+@app.callback()
+def _start() -> None:
+    """arena: fair games between bot programs, enforced rules and ratings."""
+    raise_fd_limit()  # each bot costs the referee a few descriptors: use all allowed
+
+
 def fail(message: str, code: int = 2) -> typer.Exit:
-    """Print an error in words and return the Exit to raise."""
-    console.print(f"[red]error:[/red] {message}", highlight=False)
+    """Print an error in words (as plain text: it may quote a bot) and return the Exit to raise."""
+    say(("error:", "red"), " ", message)
     return typer.Exit(code)
 
 
-def run_trio(fn: Callable[..., Awaitable[T]], *args: Any) -> T:
-    """trio.run, with Ctrl-C surfacing as a plain KeyboardInterrupt (not inside a group)."""
+def say(*parts: str | tuple[str, str], lines: bool = False) -> None:
+    """Print parts, each a string or a (string, style) pair, as plain text (`plain`): no part
+    is read as markup, none can move the terminal; newlines are kept only with `lines`."""
+    text = Text.assemble(
+        *((plain(p[0]), p[1]) if isinstance(p, tuple) else plain(p, lines=lines) for p in parts)
+    )
+    console.print(text, highlight=False, soft_wrap=True)
+
+
+def show_stderr(stderr: str, lines: int = 10) -> None:
+    """Print the last `lines` lines of a bot's stderr, indented, as plain text (if any)."""
+    kept = stderr.strip().splitlines()[-lines:]
+    if kept:
+        say("  its stderr, last lines:\n    " + "\n    ".join(kept), lines=True)
+
+
+def fault_place(fault: Fault) -> str:
+    """When a fault happened: "during the handshake" or "at decision N"."""
+    return "during the handshake" if fault.decision is None else f"at decision {fault.decision}"
+
+
+def run_trio(
+    fn: Callable[..., Awaitable[T]], *args: Any, saved: Callable[[], str] | None = None
+) -> T:
+    """trio.run, with Ctrl-C surfacing as a plain KeyboardInterrupt (not inside a group), and
+    the referee's own lack of resources as an error in words (`saved` says what was kept)."""
     try:
         return trio.run(fn, *args)
     except BaseExceptionGroup as group:
         if group.subgroup(KeyboardInterrupt) is not None:
             raise KeyboardInterrupt from None
+        if (lack := group.subgroup(NoResources)) is not None:
+            raise _stopped(lack, saved) from None
         raise
+    except NoResources as exc:
+        raise _stopped(exc, saved) from None
+
+
+def _stopped(exc: BaseException, saved: Callable[[], str] | None) -> typer.Exit:
+    while isinstance(exc, BaseExceptionGroup):
+        exc = exc.exceptions[0]
+    return fail(
+        f"stopped: {exc}. This is the referee's machine, not a bot: no bot was charged. "
+        "Raise the limit (ulimit -n, ulimit -u) or run fewer games at once (--jobs)"
+        + (f"; {saved()}" if saved is not None else ""),
+        code=3,
+    )
 
 
 def load_bots(texts: list[str]) -> list[BotSpec]:
@@ -111,10 +159,27 @@ Limit = Annotated[
 ]
 
 
-def sandboxed(specs: list[BotSpec], mode: Mode | None = None) -> list[BotSpec]:
+AllowMixed = Annotated[
+    bool,
+    typer.Option(
+        "--allow-mixed-sandbox",
+        help="seat bots without the sandbox with sandboxed ones (refused otherwise: an "
+        "unsandboxed bot can read a sandboxed one's input, its hidden hand)",
+    ),
+]
+MIXED_RISK = (
+    "an unsandboxed bot runs as you: it can read a sandboxed opponent's input (its hidden "
+    "hand) through /proc/<pid>/fd/0, and ptrace or kill it"
+)
+
+
+def sandboxed(
+    specs: list[BotSpec], mode: Mode | None = None, *, allow_mixed: bool = False
+) -> list[BotSpec]:
     """`specs` with "auto" settled for this machine: on where the sandbox works; elsewhere off,
     with one warning for the whole command. "on" where it cannot run stops the command.
-    `mode`, if given, replaces every bot's own mode."""
+    `mode`, if given, replaces every bot's own mode. Bots left off beside bots on are
+    refused, unless `allow_mixed` (then one warning says what they could do)."""
     configs = [s.sandbox or SandboxConfig(mode="off") for s in specs]
     if mode is not None:
         configs = [msgspec.structs.replace(c, mode=mode) for c in configs]
@@ -123,14 +188,29 @@ def sandboxed(specs: list[BotSpec], mode: Mode | None = None) -> list[BotSpec]:
     if problem is not None and "on" in modes:
         raise fail(f"the sandbox is required (--sandbox on) but {problem}; {INSTALL_HINT}")
     if problem is not None and "auto" in modes:
-        console.print(f"[yellow]warning:[/yellow] {unavailable_warning(problem)}", highlight=False)
+        say(("warning:", "yellow"), f" {unavailable_warning(problem)}")
     settled: Mode = "off" if problem is not None else "on"
-    return [
+    out = [
         msgspec.structs.replace(
             s, sandbox=msgspec.structs.replace(c, mode=settled) if c.mode == "auto" else c
         )
         for s, c in zip(specs, configs, strict=True)
     ]
+    outside = [s.name for s in out if s.sandbox is None or s.sandbox.mode == "off"]
+    if outside and len(outside) < len(out):
+        names = ", ".join(outside)
+        if not allow_mixed:
+            raise fail(
+                f"{names} would run without the sandbox, at tables with sandboxed bots; "
+                f"{MIXED_RISK}. Sandbox every bot or none (--sandbox on or off), or pass "
+                "--allow-mixed-sandbox (in a tournament file: allow_mixed_sandbox = true) "
+                "to run them so all the same"
+            )
+        say(
+            ("warning:", "yellow"),
+            f" {names} run without the sandbox beside sandboxed bots (allowed): {MIXED_RISK}",
+        )
+    return out
 
 
 def sandbox_config(mode: Mode | None, limits: list[str] | None) -> SandboxConfig:
@@ -141,11 +221,16 @@ def sandbox_config(mode: Mode | None, limits: list[str] | None) -> SandboxConfig
 
 
 def with_sandbox(
-    specs: list[BotSpec], mode: Mode | None, limits: list[str] | None
+    specs: list[BotSpec],
+    mode: Mode | None,
+    limits: list[str] | None,
+    *,
+    allow_mixed: bool = False,
 ) -> list[BotSpec]:
     """Command-line bots with the sandbox of `--sandbox` and `--limit`, settled."""
     config = sandbox_config(mode, limits)
-    return sandboxed([msgspec.structs.replace(s, sandbox=config) for s in specs])
+    specs = [msgspec.structs.replace(s, sandbox=config) for s in specs]
+    return sandboxed(specs, allow_mixed=allow_mixed)
 
 
 def sandbox_summary(specs: list[BotSpec]) -> str:
@@ -187,7 +272,8 @@ def parse_options(pairs: list[str] | None) -> dict[str, str]:
 
 
 def _plain(line: str) -> None:
-    console.print(line, markup=False, highlight=False)
+    """Print a line of a game as it is (an action by value may hold anything)."""
+    console.print(plain(line), markup=False, highlight=False, emoji=False)
 
 
 @app.command()
@@ -238,20 +324,26 @@ def demo(
     console.print(table)
 
 
-def show_record(record: GameRecord) -> None:
-    table = Table(title=f"{record.ruleset}, seed {record.seed}")
+def show_record(record: GameRecord, *, stderr: bool = False) -> None:
+    """The result table, then every fault in words (with `stderr`, and the end of the
+    faulted bot's stderr); all a bot wrote is shown as plain text."""
+    table = Table(title=shown(f"{record.ruleset}, seed {record.seed}"))
     for col in ("seat", "bot", "score", "rank", "faults"):
         table.add_column(col, justify="right" if col in ("score", "rank") else "left")
     for seat in record.seats:
-        faults = [f"{f.kind}: {f.reason}" for f in record.faults if f.seat == seat.seat]
+        kinds = [f.kind for f in record.faults if f.seat == seat.seat]
         table.add_row(
             str(seat.seat),
-            seat.bot,
+            shown(seat.bot),
             f"{record.scores[seat.seat]:g}",
             str(record.ranks[seat.seat]),
-            "\n".join(faults) or "-",
+            shown(", ".join(kinds) or "-"),
         )
     console.print(table)
+    for f in record.faults:
+        say((f.kind, "red"), f" {fault_place(f)}: ", f.sentence())
+        if stderr:
+            show_stderr(record.stderr[f.seat])
 
 
 @app.command()
@@ -273,9 +365,10 @@ def play(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="show only the result")] = False,
     sandbox: SandboxMode = None,
     limit: Limit = None,
+    allow_mixed_sandbox: AllowMixed = False,
 ) -> None:
     """Play one game between bots and show it move by move."""
-    specs = with_sandbox(load_bots(bots), sandbox, limit)
+    specs = with_sandbox(load_bots(bots), sandbox, limit, allow_mixed=allow_mixed_sandbox)
     config = referee_config(move_time, startup_time, bank, increment)
     if record is not None:  # no bot may read earlier records
         config = msgspec.structs.replace(config, private=(str(record.resolve()),))
@@ -296,10 +389,11 @@ def play(
         )
     except GameConfigError as exc:
         raise fail(str(exc)) from None
-    show_record(result)
-    if record is not None:
+    if record is not None:  # first: nothing shown may cost the record
         append_record(record, result)
-        console.print(f"record appended to {record}")
+    show_record(result, stderr=True)
+    if record is not None:
+        say(f"record appended to {record}")
 
 
 @app.command("replay")
@@ -322,12 +416,12 @@ def replay_cmd(
     chosen = [(game, records[game - 1])] if game is not None else list(enumerate(records, 1))
     bad = 0
     for number, rec in chosen:
-        console.rule(f"game {number}: {rec.ruleset}, seed {rec.seed}")
+        console.rule(shown(f"game {number}: {rec.ruleset}, seed {rec.seed}"))
         try:
             replay(rec, None if quiet else _plain)
         except (ReplayError, GameConfigError) as exc:
             bad += 1
-            console.print(f"[red]does not reproduce:[/red] {exc}", highlight=False)
+            say(("does not reproduce:", "red"), f" {exc}")
             continue
         show_record(rec)
         console.print("[green]reproduced exactly[/green]")
@@ -357,17 +451,15 @@ def check_bot_cmd(
     config = referee_config(move_time, startup_time, 0.0, 0.0)
 
     def progress(rec: GameRecord) -> None:
-        console.print(
-            f"  {rec.ruleset} with {rec.players} players, seed {rec.seed}: done", highlight=False
-        )
+        say(f"  {rec.ruleset} with {rec.players} players, seed {rec.seed}: done")
 
     report = run_trio(
         lambda: check_bot(spec, rulesets, games=games, config=config, on_game=progress)
     )
-    console.print(
+    say(
         f"{spec.name}: {report.games} games, {report.decisions} decisions, "
-        f"slowest answer {report.slowest_ms:.1f} ms",
-        highlight=False,
+        f"slowest {report.slowest_ms:.1f} ms"
+        + (" (one it faulted on)" if report.slowest_faulted else "")
     )
     show_sandbox_verdict(spec, report)
     if report.ok:
@@ -375,19 +467,13 @@ def check_bot_cmd(
         return
     for p in report.problems:
         f = p.fault
-        where = "during the handshake" if f.decision is None else f"at decision {f.decision}"
-        console.print(
-            f"[red]{f.kind}[/red] in {p.ruleset} ({p.players} players, seed {p.seed}) {where}: "
-            f"the bot {f.reason}",
-            highlight=False,
+        say(
+            (f.kind, "red"),
+            f" in {p.ruleset} ({p.players} players, seed {p.seed}) {fault_place(f)}: ",
+            f.sentence(),
         )
-        console.print(f"  hint: {HINTS[f.kind]}", highlight=False)
-        if p.stderr.strip():
-            console.print(
-                "  its stderr:\n    " + "\n    ".join(p.stderr.strip().splitlines()[-10:]),
-                markup=False,
-                highlight=False,
-            )
+        say(f"  hint: {HINTS[f.kind]}")
+        show_stderr(p.stderr)
     raise typer.Exit(1)
 
 
@@ -414,7 +500,7 @@ def show_sandbox_verdict(spec: BotSpec, report: CheckReport) -> None:
     if report.reached:
         console.print("it tried to reach (from its error output):", highlight=False)
         for item in report.reached:
-            console.print(f"  {item}", markup=False, highlight=False)
+            say(f"  {item}")
     elif report.outside_ok:
         console.print(
             "its error output names nothing the sandbox hides; see its stderr below. Inside, "
@@ -467,11 +553,13 @@ def tournament(
             "(default: the file's, else auto: on where bubblewrap works)",
         ),
     ] = None,
+    allow_mixed_sandbox: AllowMixed = False,
 ) -> None:
     """Run a tournament; running it again resumes where it stopped."""
     try:
         t = load_tournament(file)
-        t = msgspec.structs.replace(t, bots=sandboxed(t.bots, sandbox))
+        mixed = allow_mixed_sandbox or t.config.allow_mixed_sandbox
+        t = msgspec.structs.replace(t, bots=sandboxed(t.bots, sandbox, allow_mixed=mixed))
         if jobs is not None:
             if jobs < 1:
                 raise ConfigError("--jobs takes a number of games >= 1")
@@ -483,31 +571,45 @@ def tournament(
     total = planned_total(t)
     names = [b.name for b in t.bots]
     c = t.config
-    console.print(
-        f"[bold]{c.name}[/bold]: {c.format} of {len(names)} bots on {c.ruleset}, "
+    say(
+        (c.name, "bold"),
+        f": {c.format} of {len(names)} bots on {c.ruleset}, "
         f"{c.seats} seats, {total} games, {t.jobs} at once; results in {folder.path}",
-        highlight=False,
     )
-    console.print(sandbox_summary(t.bots), highlight=False)
+    say(sandbox_summary(t.bots))
     if before:
         console.print(f"resuming: {len(before)} games already played", highlight=False)
     live_view = LiveTournament(c.name, names, before, total)
+
+    def note(text: str) -> None:
+        say(("note:", "yellow"), f" {text}")
+
     try:
         with Live(live_view, console=console, refresh_per_second=4, transient=True):
-            records = run_trio(run_tournament, t, folder, live_view.add)
+            records = run_trio(
+                run_tournament,
+                t,
+                folder,
+                live_view.add,
+                note,
+                saved=lambda: (
+                    f"{len(folder.records())} finished games are saved; "
+                    f"resume with: arena tournament {file}"
+                ),
+            )
     except KeyboardInterrupt:
         done = len(folder.records())
-        console.print(
-            f"\n[yellow]interrupted[/yellow]: {done} finished games are saved in {folder.path}. "
+        console.print()
+        say(
+            ("interrupted", "yellow"),
+            f": {done} finished games are saved in {folder.path}. "
             f"Resume with: arena tournament {file}"
             + (f" --results {results}" if results != Path("results") else ""),
-            highlight=False,
-            soft_wrap=True,
         )
         raise typer.Exit(130) from None
     board = leaderboard(records, names)
     console.print(leaderboard_table(board, title=f"{c.name}: {board.games} games"))
-    console.print(f"results: {folder.path}  (arena leaderboard {folder.path})", highlight=False)
+    say(f"results: {folder.path}  (arena leaderboard {folder.path})")
 
 
 @app.command("leaderboard")
@@ -552,9 +654,10 @@ def sprt(
     jobs: Annotated[int, typer.Option("--jobs", "-j", help="games at once")] = 2,
     sandbox: SandboxMode = None,
     limit: Limit = None,
+    allow_mixed_sandbox: AllowMixed = False,
 ) -> None:
     """Play paired deals between two bots until an SPRT accepts H0 or H1 (as fishtest)."""
-    a, b = with_sandbox(load_bots([bot_a, bot_b]), sandbox, limit)
+    a, b = with_sandbox(load_bots([bot_a, bot_b]), sandbox, limit, allow_mixed=allow_mixed_sandbox)
     try:
         rs = get_ruleset(ruleset)
         rs.check_players(2)
@@ -563,18 +666,16 @@ def sprt(
     except (GameConfigError, ValueError, msgspec.ValidationError) as exc:
         raise fail(str(exc)) from None
     lower, upper = test.bounds()
-    console.print(
+    say(
         f"SPRT {a.name} vs {b.name} on {ruleset}: H0 elo {elo0:g}, H1 elo {elo1:g}, "
-        f"alpha {alpha:g}, beta {beta:g}; bounds [{lower:.3f}, {upper:.3f}]",
-        highlight=False,
+        f"alpha {alpha:g}, beta {beta:g}; bounds [{lower:.3f}, {upper:.3f}]"
     )
 
     def report(state: MatchState) -> None:
         elo, err = elo_estimate(state.counts)
-        console.print(
+        say(
             f"pairs {state.pairs:5d}  LLR {state.llr:+.3f} [{lower:.2f}, {upper:.2f}]  "
-            f"elo {elo:+.1f} ± {err:.1f}  pentanomial {state.counts}",
-            highlight=False,
+            f"elo {elo:+.1f} ± {err:.1f}  pentanomial {state.counts}"
         )
 
     config = referee_config(move_time, 10.0, 0.0, 0.0)
@@ -597,7 +698,7 @@ def sprt(
         "H0": f"H0 accepted: {a.name} is not stronger by {elo1:g} Elo",
         "continue": f"no decision after {state.pairs} pairs",
     }[state.status]
-    console.print(f"[bold]{verdict}[/bold]", highlight=False)
+    say((verdict, "bold"))
 
 
 def main() -> None:

@@ -71,6 +71,8 @@ class TournamentConfig(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     options: dict[str, Any] = msgspec.field(default_factory=dict)
     time: TimeControl = TimeControl()
     sandbox: Mode | SandboxConfig = "auto"
+    # seat unsandboxed bots with sandboxed ones (they could read those bots' hidden hands)
+    allow_mixed_sandbox: bool = False
 
     def referee_config(self) -> RefereeConfig:
         return RefereeConfig(limits=self.time.limits())

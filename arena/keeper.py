@@ -132,7 +132,7 @@ def run(referee: int, argv: list[str]) -> int:
         bot = os.posix_spawnp(argv[0], argv, os.environ)
     except OSError as exc:
         why = exc.strerror or str(exc)
-        os.write(2, f"arena-keeper: could not start {argv[0]!r}: {why}\n".encode())
+        os.write(2, f"arena-keeper: {argv[0]!r}: {why}\n".encode())
         os._exit(NO_RESOURCES if exc.errno in RESOURCE_ERRORS else NOT_STARTED)
     # The bot holds the streams now: give ours up, so its exit is end-of-file for the referee.
     null = os.open(os.devnull, os.O_RDWR)

@@ -24,6 +24,11 @@ class Fault(msgspec.Struct, frozen=True):
     reason: str
     overrun_ms: float | None = None
 
+    def sentence(self) -> str:
+        """The fault in words, as shown to people: the bot's name, then the reason (a verb
+        phrase: "my-bot did not answer within 1000 ms (waited 500 ms more)")."""
+        return f"{self.bot} {self.reason}"
+
 
 class Move(msgspec.Struct, frozen=True):
     """One applied action: who made it, how long the bot took, and who chose it."""

@@ -10,6 +10,7 @@ Whatever happens, every bot's process group is killed before `play_game` returns
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import os
 import random
@@ -21,10 +22,12 @@ import msgspec
 import trio
 
 from arena.bot import STDERR_LIMIT, BotFault, BotProcess, BotSpec
+from arena.display import plain
 from arena.games import GameState, IllegalAction, get_ruleset
 from arena.games.base import Audience, describe
 from arena.records import Fault, GameRecord, Move, SeatRecord
 from arena.sandbox import within
+from arena.spawn import NoResources
 from protocol.messages import (
     MAX_LINE_BYTES,
     PROTOCOL_VERSION,
@@ -118,18 +121,41 @@ class _Game:
         self.decision = 0
         self._seen = 0
         self.asking: tuple[int, float, float] = (0, 0.0, math.inf)  # seat, allowance, deadline
+        self.playing = False  # past the handshake
+        self.asked_at = 0.0  # when the decision being asked began: the bot's time runs from it
 
     # -- faults ----------------------------------------------------------------
     def fault(self, seat: int, exc: BotFault | IllegalAction, decision: int | None) -> None:
+        """Record the fault (its reason made safe to show and bounded), kill the bot and put
+        its seat out. A seat already out is left as it is: the first fault stands."""
+        if seat in self.out:
+            return
         if isinstance(exc, IllegalAction):
-            kind, reason, overrun = "illegal", str(exc), None
+            kind, overrun = "illegal", None
+            reason = f"sent an illegal action {_shorten(describe(exc.action))}: {exc.reason}"
         else:
             kind, reason, overrun = exc.kind, exc.reason, exc.overrun_ms
         self.faults.append(
-            Fault(seat, self.conns[seat].spec.name, kind, decision, reason, overrun)  # type: ignore[arg-type]
+            Fault(seat, self.conns[seat].spec.name, kind, decision, bounded(reason), overrun)  # type: ignore[arg-type]
         )
         self.out.add(seat)
         self.conns[seat].kill()
+
+    def violated(self, seat: int, fault: BotFault) -> None:
+        """A bot broke a limit (its memory) and was killed. During the handshake or its own
+        decision, that is its fault now; otherwise it is found at its next decision (or,
+        if none comes, at the end: `unnoticed`)."""
+        if not self.playing:
+            self.fault(seat, fault, None)
+        elif self.state.current_player == seat:
+            self.fault(seat, fault, self.decision)
+
+    def unnoticed(self) -> None:
+        """Faults of bots killed for a limit after their last decision."""
+        for seat, conn in enumerate(self.conns):
+            violation = getattr(conn, "violation", None)
+            if violation is not None and seat not in self.out:
+                self.fault(seat, violation, None)
 
     # -- handshake -----------------------------------------------------------------
     async def handshake(
@@ -159,19 +185,35 @@ class _Game:
                 await conn.send(encode_line(hello))
                 line, _ = await conn.receive()
             if scope.cancelled_caught:
-                raise BotFault(
-                    "startup", f"no answer within {limits.startup_ms} ms (during the handshake)"
-                )
-            try:
-                msg = self.decoder.decode(line)
-            except msgspec.DecodeError as exc:
-                raise BotFault("startup", f"answered hello with {_snippet(line)}: {exc}") from None
+                raise BotFault("startup", f"did not answer hello within {limits.startup_ms} ms")
+            msg = self.decode(line, "answered hello with")
             if not isinstance(msg, Ready):
                 raise BotFault("startup", "answered hello with an action instead of ready")
         except BotFault as exc:
-            if exc.kind != "startup":
-                exc = BotFault("startup", f"{exc.reason} (during the handshake)")
+            if exc.kind != "startup":  # during the handshake, every fault is a start-up fault
+                exc = BotFault("startup", exc.reason)
             self.fault(seat, exc, None)
+
+    def decode(self, line: bytes, sent: str = "sent") -> Any:
+        """A bot's line as a message; anything wrong with it, whatever msgspec raises (a
+        RecursionError for deep nesting included), is the bot's malformed or schema fault."""
+        what = f"{sent} {_snippet(line)}"
+        try:
+            line.decode()  # msgspec checks only the strings it keeps; the protocol is UTF-8
+        except UnicodeDecodeError as exc:
+            why = f"which is not UTF-8 (at byte {exc.start})"
+            raise BotFault("malformed", f"{what}, {why}") from None
+        try:
+            return self.decoder.decode(line)
+        except msgspec.ValidationError as exc:
+            raise BotFault("schema", f"{what}, which is not a valid message: {exc}") from None
+        except msgspec.DecodeError as exc:
+            raise BotFault("malformed", f"{what}, which is not JSON: {exc}") from None
+        except RecursionError:
+            raise BotFault("malformed", f"{what}, which is nested too deeply to read") from None
+        except Exception as exc:  # nothing a bot writes may stop the game
+            why = _error(exc)
+            raise BotFault("malformed", f"{what}, which could not be read ({why})") from None
 
     # -- one decision --------------------------------------------------------------------
     async def ask(self, seat: int, legal: list[Any], clock: trio.CancelScope) -> tuple[Any, float]:
@@ -183,6 +225,7 @@ class _Game:
         state = self.state
         limits = self.config.limits
         allowance = limits.move_ms + self.bank[seat]
+        self.asked_at = trio.current_time()
         # Only ever move the deadline forward: unsetting it costs trio far more.
         self.asking = (seat, allowance, trio.current_time() + allowance / 1000)
         clock.deadline = self.asking[2]
@@ -201,7 +244,7 @@ class _Game:
             bank_ms=self.bank[seat],
         )
         line = encode_line(request)
-        start = trio.current_time()  # the bot's time runs from here
+        start = self.asked_at = trio.current_time()  # the bot's time runs from here
         await conn.send(line)
         line, at = await conn.receive()
         if at < start:  # read before the request was sent: an extra line, not the answer
@@ -209,25 +252,21 @@ class _Game:
         elapsed = (at - start) * 1000
         if limits.bank_ms or limits.increment_ms:
             self.bank[seat] += limits.increment_ms - max(0.0, elapsed - limits.move_ms)
-        try:
-            msg = self.decoder.decode(line)
-        except msgspec.ValidationError as exc:
-            raise BotFault("schema", f"sent {_snippet(line)}: {exc}") from None
-        except msgspec.DecodeError as exc:
-            raise BotFault(
-                "malformed", f"sent {_snippet(line)}, which is not JSON: {exc}"
-            ) from None
+        msg = self.decode(line)
         if not isinstance(msg, Choice):
             raise BotFault("schema", "sent ready when an action was due")
         if (msg.index is None) == (msg.action is None):
-            raise BotFault("schema", "an action message needs exactly one of index or action")
+            which = "neither index nor action" if msg.index is None else "both index and action"
+            raise BotFault(
+                "schema", f"sent an action with {which}; give exactly one of index or action"
+            )
         if msg.index is not None:
             if not 0 <= msg.index < len(legal):
                 raise IllegalAction(
                     {"index": msg.index}, f"index out of range: {len(legal)} actions were offered"
                 )
             return legal[msg.index], elapsed
-        return msg.action, elapsed
+        return _ByValue(msg.action), elapsed
 
     async def timed_out(self) -> BotFault:
         """The bot being asked missed its deadline: wait a little longer to measure by how
@@ -243,7 +282,9 @@ class _Game:
             return BotFault(
                 "timeout", f"answered {overrun:.0f} ms after its {allowance:.0f} ms", overrun
             )
-        return BotFault("timeout", f"no answer within {allowance:.0f} ms (waited {grace} ms more)")
+        return BotFault(
+            "timeout", f"did not answer within {allowance:.0f} ms (waited {grace} ms more)"
+        )
 
     def notify(self) -> None:
         if self.observer is not None:
@@ -252,6 +293,7 @@ class _Game:
             self.observer(self.state, new)
 
     async def play(self) -> None:
+        self.playing = True
         state = self.state
         self.notify()
         while not state.is_terminal:
@@ -264,15 +306,50 @@ class _Game:
                     if seat not in self.out:
                         try:
                             action, ms = await self.ask(seat, legal, clock)
-                            state.apply(action)
+                            if seat not in self.out:  # (faulted meanwhile: the fallback decides)
+                                self.apply(action)
                         except (BotFault, IllegalAction) as exc:
                             clock.deadline = math.inf
                             self.fault(seat, exc, self.decision)
+                            # the time the bot had: to its answer, else until the fault
+                            ms = ms or (trio.current_time() - self.asked_at) * 1000
+                        state = self.state  # a new one, if a bot's action broke the old one
                     self.conclude(seat, legal, ms)
             if clock.cancelled_caught:
-                seat = self.asking[0]
-                self.fault(seat, await self.timed_out(), self.decision)
-                self.conclude(seat, state.legal_actions(), 0.0)
+                seat, allowance, _ = self.asking
+                fault = await self.timed_out()
+                self.fault(seat, fault, self.decision)
+                # the time the bot had: its allowance and the overrun, or all that was waited
+                waited = (trio.current_time() - self.asked_at) * 1000
+                ms = allowance + fault.overrun_ms if fault.overrun_ms is not None else waited
+                self.conclude(seat, state.legal_actions(), ms)
+
+    def apply(self, action: Any) -> None:
+        """Apply a bot's action. One it sent by value that the rules fail on other than
+        by refusing it (a TypeError, an OverflowError...) is its illegal action; the game
+        goes on from a state rebuilt from the moves so far, since the failure may have left
+        this one half changed. An offered action the rules fail on is their bug: it raises."""
+        if not isinstance(action, _ByValue):
+            self.state.apply(action)
+            return
+        try:
+            self.state.apply(action.action)
+        except IllegalAction:
+            raise
+        except Exception as exc:
+            self.state = self.rebuilt()
+            raise BotFault(
+                "illegal",
+                f"sent an action the rules could not apply: {_shorten(describe(action.action))} "
+                f"({_error(exc)})",
+            ) from None
+
+    def rebuilt(self) -> GameState[Any, Any]:
+        """The game state after the moves applied so far, played again from the seed."""
+        state = self.ruleset.new_game(len(self.conns), self.options, self.seed)
+        for _, action in self.state.history:
+            state.apply(action)
+        return state
 
     def conclude(self, seat: int, legal: list[Any], ms: float) -> None:
         """Record the decision; if the bot's action was not applied, the fallback decides."""
@@ -320,6 +397,39 @@ def hidden_from(spec: BotSpec, bots: Sequence[BotSpec], private: Sequence[str]) 
     return tuple(out)
 
 
+class _ByValue(msgspec.Struct, frozen=True):
+    """An action a bot sent by value (not an index into the offered list)."""
+
+    action: Any
+
+
+MAX_REASON = 300  # characters of a fault's reason kept in the record and shown
+
+
+def bounded(reason: str, limit: int = MAX_REASON) -> str:
+    """A fault's reason made safe to show (see `arena.display.plain`) and cut to `limit`
+    characters, saying how long it was: one bot's reason goes to every other bot."""
+    text = plain(reason)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text):,} characters, cut)"
+
+
+def _shorten(text: str, limit: int = 120) -> str:
+    """`text` cut to `limit` characters, so that what follows it in a reason survives."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
+
+
+def _error(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {_shorten(str(exc))}" if str(exc) else type(exc).__name__
+
+
+def _first(group: BaseExceptionGroup[NoResources]) -> NoResources:
+    """The first exception of a (nested) group."""
+    first = group.exceptions[0]
+    return _first(first) if isinstance(first, BaseExceptionGroup) else first
+
+
 def _snippet(line: bytes, limit: int = 80) -> str:
     text = line[:limit].decode("utf-8", "replace")
     return repr(text + ("..." if len(line) > limit else ""))
@@ -355,23 +465,34 @@ async def play_game(
 
     conns = [make(spec) for spec in bots]
     game = _Game(ruleset_id, conns, options, seed, config, observer)
+    for seat, conn in enumerate(conns):
+        if isinstance(conn, BotProcess):  # a limit broken while it is not being asked
+            conn.on_violation = functools.partial(game.violated, seat)
     started = time.perf_counter()
-    async with trio.open_nursery() as nursery:
-        try:
-            async with trio.open_nursery() as starting:
-                for seat in range(len(conns)):
-                    starting.start_soon(game.handshake, nursery, seat, start_limiter)
-            await game.play()
-            outcome = game.state.outcome()
-            ranks = ranks_with_faults(outcome.ranks, game.out)
-            scores = [float(s) for s in outcome.scores]
-            await game.finish(ranks, scores)
-        finally:
-            with trio.CancelScope(shield=True):
-                async with trio.open_nursery() as closing:
-                    for conn in conns:
-                        closing.start_soon(conn.close, config.exit_grace_ms / 1000)
-            nursery.cancel_scope.cancel()
+    try:
+        async with trio.open_nursery() as nursery:
+            try:
+                async with trio.open_nursery() as starting:
+                    for seat in range(len(conns)):
+                        starting.start_soon(game.handshake, nursery, seat, start_limiter)
+                await game.play()
+                game.unnoticed()
+                outcome = game.state.outcome()
+                ranks = ranks_with_faults(outcome.ranks, game.out)
+                scores = [float(s) for s in outcome.scores]
+                await game.finish(ranks, scores)
+            finally:
+                with trio.CancelScope(shield=True):
+                    async with trio.open_nursery() as closing:
+                        for conn in conns:
+                            closing.start_soon(conn.close, config.exit_grace_ms / 1000)
+                nursery.cancel_scope.cancel()
+    except BaseExceptionGroup as group:
+        # The referee could not start a bot for its own lack of resources: the game is not
+        # played, no bot is charged; the caller may play it later.
+        if (lack := group.subgroup(NoResources)) is not None:
+            raise _first(lack) from None
+        raise
     return GameRecord(
         ruleset=ruleset.id,
         options=msgspec.to_builtins(game.options),

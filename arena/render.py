@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import time
+import typing
 from collections.abc import Sequence
 
 import msgspec
@@ -19,11 +20,13 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from arena.bot import FaultKind
+from arena.display import plain, shown
 from arena.leaderboard import Leaderboard, leaderboard
 from arena.records import GameRecord
 from arena.tournament import Progress as TournamentProgress
 
-FAULT_KINDS = ("startup", "timeout", "crash", "malformed", "schema", "illegal")
+FAULT_KINDS: tuple[FaultKind, ...] = typing.get_args(FaultKind)  # in the taxonomy's order
 
 
 def _faults(counts: dict[str, int]) -> str:
@@ -33,8 +36,9 @@ def _faults(counts: dict[str, int]) -> str:
 def leaderboard_table(
     board: Leaderboard, title: str = "Leaderboard", top: int | None = None
 ) -> Table:
-    """Rank, bot, Elo ± 95% error, games, score %, mean place, LOS over the next, faults."""
-    table = Table(title=title)
+    """Rank, bot, Elo ± 95% error, games, score %, mean place, LOS over the next, faults.
+    Bot names and the title are shown as plain text (`arena.display.shown`)."""
+    table = Table(title=shown(title))
     # Solo rulesets: win rate and margin against the dummy instead of places at a table.
     middle = ("win rate", "margin ± 95%") if board.solo else ("score", "place")
     for name in ("#", "bot", "Elo", "± 95%", "games", *middle, "LOS next", "faults"):
@@ -52,7 +56,7 @@ def leaderboard_table(
             )
         table.add_row(
             str(row.rank),
-            row.bot,
+            shown(row.bot),
             f"{round(row.elo):+d}",
             f"{row.error:.0f}",
             str(row.games),
@@ -64,18 +68,21 @@ def leaderboard_table(
 
 
 def pairs_table(board: Leaderboard) -> Table:
-    """Head-to-head scores: each bot's score against each opponent it met."""
+    """Head-to-head scores: each bot's score against each opponent it met (names as plain
+    text)."""
     table = Table(title="Head to head")
     table.add_column("bot")
     table.add_column("opponent")
     table.add_column("score", justify="right")
     table.add_column("games", justify="right")
     for p in board.pairs:
-        table.add_row(p.bot, p.opponent, f"{100 * p.score:.1f}%", str(p.games))
+        table.add_row(shown(p.bot), shown(p.opponent), f"{100 * p.score:.1f}%", str(p.games))
     return table
 
 
 def leaderboard_csv(board: Leaderboard) -> str:
+    """The leaderboard as CSV; bot names with control characters are shown escaped (`plain`),
+    since the CSV is printed to a terminal."""
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(
@@ -98,7 +105,7 @@ def leaderboard_csv(board: Leaderboard) -> str:
         writer.writerow(
             [
                 r.rank,
-                r.bot,
+                plain(r.bot),
                 r.elo,
                 r.error,
                 r.games,
@@ -113,7 +120,18 @@ def leaderboard_csv(board: Leaderboard) -> str:
 
 
 def leaderboard_json(board: Leaderboard) -> str:
-    return msgspec.json.format(msgspec.json.encode(board)).decode()
+    """The leaderboard as JSON; what JSON leaves raw in a bot's name (DEL, C1 controls,
+    bidi overrides) is written as a \\u escape, which reads back the same."""
+    text = msgspec.json.format(msgspec.json.encode(board)).decode()
+    return "".join(c if c.isprintable() or c == "\n" else _json_escape(c) for c in text)
+
+
+def _json_escape(char: str) -> str:
+    code = ord(char)
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # a UTF-16 surrogate pair, as JSON writes characters past U+FFFF
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 class LiveTournament:

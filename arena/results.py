@@ -35,7 +35,9 @@ def _same_tournament(a: TournamentConfig, b: TournamentConfig) -> bool:
     # How many games run at once and how bots are sandboxed do not change which games are played.
     def games(c: TournamentConfig) -> TournamentConfig:
         bots = [msgspec.structs.replace(e, sandbox=None) for e in c.bots]
-        return msgspec.structs.replace(c, jobs=None, sandbox="auto", bots=bots)
+        return msgspec.structs.replace(
+            c, jobs=None, sandbox="auto", allow_mixed_sandbox=False, bots=bots
+        )
 
     return games(a) == games(b)
 

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 import arena.bot as bot_module
+import arena.tournament as tournament_module
 from arena.bot import BotSpec
 from arena.capacity import FDS_PER_BOT, games_at_once, raise_fd_limit
 from arena.config import load_tournament
@@ -65,18 +66,27 @@ async def test_a_start_that_never_succeeds_stops_the_game_charging_no_bot(
 
 
 async def test_a_tournament_plays_on_with_fewer_games_at_once(
-    tmp_path: Path, failing_spawns: list[int]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """One worker's game cannot start: it is handed back and played by another worker, the
     tournament goes on one game fewer at once, and no game is lost or faulted."""
     bots = [command_bot(n, "{python}", ROOT / "tests" / "bots" / "random_bot.py") for n in "ab"]
     t = load_tournament(write_tournament(tmp_path, bots, deals=3, jobs=2))
-    failing_spawns[0] = 4  # all the tries of one start
+    real, calls = tournament_module.play_game, [0]
+
+    async def first_cannot_start(*args: Any, **kwargs: Any) -> Any:
+        calls[0] += 1
+        if calls[0] == 1:
+            raise NoResources("the referee could not open a pipe: Too many open files")
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(tournament_module, "play_game", first_cannot_start)
     notes: list[str] = []
     with ResultsDir.open(tmp_path / "results", t) as folder:
         records = await run_tournament(t, folder, on_note=notes.append)
     assert len(records) == 6 and len({r.game for r in records}) == 6
     assert [f for r in records for f in r.faults] == []
+    assert calls[0] == 7
     assert len(notes) == 1 and "playing 1 games at once from now on" in notes[0]
 
 
@@ -140,3 +150,22 @@ def test_a_tournament_under_a_low_ulimit_n_charges_no_bot(
     assert told == (1 if hard == soft else 0), done.stdout
     assert "Traceback" not in done.stdout + done.stderr
     json.dumps(done.stdout)  # printable
+
+
+def test_arena_play_stops_in_words_when_the_referee_cannot_start_a_bot(
+    tmp_path: Path, failing_spawns: list[int]
+) -> None:
+    """No traceback and no record charging a bot: exit status 3 and what to do."""
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+
+    failing_spawns[0] = -1
+    record = tmp_path / "games.jsonl"
+    bot = str(ROOT / "examples" / "bots" / "random-py")
+    result = CliRunner().invoke(
+        app, ["play", "odin-race", bot, bot, "--sandbox", "off", "--record", str(record)]
+    )
+    assert result.exit_code == 3, result.output
+    assert "no bot was charged" in result.output and "ulimit -n" in result.output
+    assert "Traceback" not in result.output and not record.exists()

@@ -3,8 +3,8 @@ as one JSON line on stderr ({"attack": ..., ...}), then plays at random to the e
 
 Attacks:
 - "stdin": read the standard input of its sibling and cousin processes (the other bots,
-  started by the same referee, each under its keeper) through /proc/<pid>/fd/0, and list the referee's open files (`argv[2]` is the
-  referee's pid).
+  started by the same referee, each under its keeper) through /proc/<pid>/fd/0, and list
+  the referee's open files (`argv[2]` is the referee's pid).
 - "read": read every path in $HOSTILE_PATHS (separated by ":"): files, and the files in
   folders (the tournament file, results, another bot's folder).
 - "kill": SIGKILL every process it can see that carries $HOSTILE_MARK in its environment (the

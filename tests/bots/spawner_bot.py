@@ -32,6 +32,7 @@ def start_child() -> int:
         return pid
     return subprocess.Popen(["sleep", "1000"]).pid
 
+
 rng = random.Random(0)
 
 for line in sys.stdin:
