@@ -3,14 +3,15 @@
 The referee never blocks on a bot: its output is read while the referee waits for it, so a
 dead bot is noticed at once (end of file) and a silent one only costs its deadline. Lines
 are capped in size and stderr is kept to a bound. No process of a bot outlives its game: a
-sandboxed bot lives in its own PID namespace, which ends with it; an unsandboxed one is
-started by a keeper (`arena.keeper`) that ends every process the bot started. A sandboxed
+sandboxed bot lives in its own PID namespace, which ends with it; an unsandboxed one carries
+a mark by which every process it started is found and ended (`arena.processes`). A sandboxed
 bot's memory is watched as a whole, all its processes together.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import select
 import shlex
@@ -26,7 +27,7 @@ from typing import Literal
 import msgspec
 import trio
 
-from arena import keeper
+from arena import processes
 from arena.programs import ProgramError
 from arena.sandbox import (
     MIB,
@@ -38,12 +39,11 @@ from arena.sandbox import (
     own_paths,
     wrap,
 )
-from arena.spawn import Child, NoResources, spawn
+from arena.spawn import Child, NoResources, spawn, spawn_moved, spawn_soon
 from protocol.messages import MAX_LINE_BYTES
 
 FaultKind = Literal["startup", "timeout", "crash", "malformed", "schema", "illegal", "memory"]
 STDERR_LIMIT = 64 * 1024
-KEEPER = keeper.__file__
 MEMORY_POLL = 0.1  # seconds between two looks at a sandboxed bot's memory
 SPAWN_TRIES = 12  # a start that fails for the referee's lack of resources is tried again
 PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -151,19 +151,20 @@ class BotProcess:
         self._too_long = False
         self._poll: select.poll | None = None
         self.killed = False
+        self.mark = ""  # unsandboxed: the mark in its environment (arena.processes)
+        self._orphans: list[int] = []  # its orphans killed, to reap
 
     # -- life cycle ------------------------------------------------------------
     async def start(self, nursery: trio.Nursery) -> None:
         """Spawn the process in a new session (its own process group), inside its sandbox if
-        it has one, else under its keeper; raise a startup fault, or NoResources when the
-        referee lacked the means to start it (not the bot's fault)."""
+        it has one, else marked (`arena.processes`); raise a startup fault, or NoResources
+        when the referee lacked the means to start it (not the bot's fault)."""
         spec = self.spec
         argv, cwd, env = spec.argv(), spec.cwd, {**os.environ, **spec.env}
         try:
             self.sandboxed = active(spec.sandbox)
         except SandboxUnavailable as exc:
             raise BotFault("startup", f"could not be started: {exc}") from None
-        fds: tuple[int, ...] = ()
         if self.sandboxed:
             assert spec.sandbox is not None
             try:
@@ -178,16 +179,19 @@ class BotProcess:
             except ProgramError as exc:
                 raise BotFault("startup", f"could not be started in the sandbox: {exc}") from None
             argv, options = launch(argv)
-            fds, cwd = (options,), None  # bwrap changes into cwd, inside
+            start = functools.partial(spawn_moved, argv, env=env, options=options)
         else:
-            argv = [sys.executable, "-I", "-S", KEEPER, str(os.getpid()), "--", *argv]
+            self.mark = env[processes.MARK] = processes.new_mark()
+            start = functools.partial(spawn, argv, cwd=cwd, env=env)
+            options = None
         try:
-            self.process = await _spawn_retrying(argv, cwd=cwd, env=env, pass_fds=fds)
+            self.process = await _spawn_retrying(start)
         except OSError as exc:
-            raise BotFault("startup", f"could not be started ({exc.strerror or exc})") from None
+            why = f"{argv[0]!r}: {exc.strerror or exc}"
+            raise BotFault("startup", f"could not be started ({why})") from None
         finally:
-            for fd in fds:
-                os.close(fd)
+            if options is not None:
+                os.close(options)
         nursery.start_soon(self._drain_stderr)
         if self.sandboxed and spec.sandbox is not None:
             nursery.start_soon(self._watch_memory, spec.sandbox.memory_mb)
@@ -195,8 +199,8 @@ class BotProcess:
     def kill(self) -> None:
         """End the bot and every process it started. Safe to call twice.
 
-        A sandboxed bot's group is killed outright (its PID namespace dies with it); an
-        unsandboxed one's keeper is told to end the bot's whole tree, then exits."""
+        A sandboxed bot's group is killed outright (its PID namespace dies with it); for an
+        unsandboxed one, its tree and its marked orphans too (`arena.processes`)."""
         proc = self.process
         if proc is None or self.killed:
             return
@@ -204,9 +208,9 @@ class BotProcess:
         if self.sandboxed:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(proc.pid, signal.SIGKILL)
-            proc.kill()
         else:
-            proc.send_signal(signal.SIGTERM)
+            self._orphans = processes.end_tree(proc.pid, self.mark)
+        proc.kill()
 
     async def _watch_memory(self, limit_mb: int) -> None:
         """Kill the bot when all its processes together hold more than `limit_mb` MiB of
@@ -241,12 +245,10 @@ class BotProcess:
             self.kill()
             with trio.move_on_after(5):
                 await proc.wait()
-            if proc.returncode is None:  # a keeper that did not end: end it, and its group
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(proc.pid, signal.SIGKILL)
-                proc.kill()
-                with trio.move_on_after(1):
-                    await proc.wait()
+            with trio.move_on_after(1):  # the orphans killed are ours to reap
+                while self._orphans:
+                    self._orphans = processes.reap(self._orphans)
+                    await trio.sleep(0.005 if self._orphans else 0)
             for stream in (proc.stdin, proc.stdout, proc.stderr):
                 with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
                     await stream.aclose()
@@ -282,10 +284,6 @@ class BotProcess:
         if code is None:
             return "closed its output"
         if code != 0 and (why := launcher_error(self.stderr_text())) is not None:
-            if why.startswith(KEEPER_PREFIX):
-                if code == keeper.NO_RESOURCES:
-                    raise NoResources(why.removeprefix(KEEPER_PREFIX))
-                return f"could not be started ({why.removeprefix(KEEPER_PREFIX)})"
             return f"could not be started in the sandbox ({why})"
         if self.sandboxed and code > 128:  # bwrap reports death by signal N as 128 + N
             code = 128 - code
@@ -301,7 +299,7 @@ class BotProcess:
         assert self.process is not None
         with trio.move_on_after(0.5):
             await self.process.wait()
-            await self._stderr_closed.wait()  # it may hold the reason (the sandbox's, keeper's)
+            await self._stderr_closed.wait()  # it may hold the reason (the sandbox's)
 
     async def send(self, line: bytes) -> None:
         """Write one line (the caller sets the deadline); a closed pipe is a crash."""
@@ -391,19 +389,16 @@ class BotProcess:
                 self._eof = True
 
 
-KEEPER_PREFIX = "arena-keeper: "
 NOT_STARTED = "could not be started"
 
 
-async def _spawn_retrying(
-    argv: list[str], *, cwd: str | None, env: dict[str, str], pass_fds: tuple[int, ...]
-) -> Child:
+async def _spawn_retrying(start: Callable[[], Child]) -> Child:
     """`spawn`, tried again for a while when the referee lacks descriptors or processes
     (other games end and free theirs); NoResources if it never could."""
     delay = 0.05
     for attempt in range(SPAWN_TRIES):
         try:
-            return spawn(argv, cwd=cwd, env=env, pass_fds=pass_fds)
+            return await spawn_soon(start)
         except NoResources:
             if attempt == SPAWN_TRIES - 1:
                 raise
@@ -415,7 +410,7 @@ async def _spawn_retrying(
 def tree_memory(pid: int) -> int:
     """The resident memory of `pid` and all its descendants, in bytes (0 if it is gone)."""
     total = 0
-    for p in (pid, *keeper.descendants(pid)):
+    for p in (pid, *processes.descendants(pid)):
         try:
             with open(f"/proc/{p}/statm", "rb") as fh:
                 total += int(fh.read().split()[1]) * PAGE

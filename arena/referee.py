@@ -197,23 +197,20 @@ class _Game:
     def decode(self, line: bytes, sent: str = "sent") -> Any:
         """A bot's line as a message; anything wrong with it, whatever msgspec raises (a
         RecursionError for deep nesting included), is the bot's malformed or schema fault."""
-        what = f"{sent} {_snippet(line)}"
         try:
             line.decode()  # msgspec checks only the strings it keeps; the protocol is UTF-8
-        except UnicodeDecodeError as exc:
-            why = f"which is not UTF-8 (at byte {exc.start})"
-            raise BotFault("malformed", f"{what}, {why}") from None
-        try:
             return self.decoder.decode(line)
+        except UnicodeDecodeError as exc:
+            kind, why = "malformed", f"which is not UTF-8 (at byte {exc.start})"
         except msgspec.ValidationError as exc:
-            raise BotFault("schema", f"{what}, which is not a valid message: {exc}") from None
+            kind, why = "schema", f"which is not a valid message: {exc}"
         except msgspec.DecodeError as exc:
-            raise BotFault("malformed", f"{what}, which is not JSON: {exc}") from None
+            kind, why = "malformed", f"which is not JSON: {exc}"
         except RecursionError:
-            raise BotFault("malformed", f"{what}, which is nested too deeply to read") from None
+            kind, why = "malformed", "which is nested too deeply to read"
         except Exception as exc:  # nothing a bot writes may stop the game
-            why = _error(exc)
-            raise BotFault("malformed", f"{what}, which could not be read ({why})") from None
+            kind, why = "malformed", f"which could not be read ({_error(exc)})"
+        raise BotFault(kind, f"{sent} {_snippet(line)}, {why}")  # type: ignore[arg-type]
 
     # -- one decision --------------------------------------------------------------------
     async def ask(self, seat: int, legal: list[Any], clock: trio.CancelScope) -> tuple[Any, float]:
@@ -225,9 +222,9 @@ class _Game:
         state = self.state
         limits = self.config.limits
         allowance = limits.move_ms + self.bank[seat]
-        self.asked_at = trio.current_time()
+        now = self.asked_at = trio.current_time()
         # Only ever move the deadline forward: unsetting it costs trio far more.
-        self.asking = (seat, allowance, trio.current_time() + allowance / 1000)
+        self.asking = (seat, allowance, now + allowance / 1000)
         clock.deadline = self.asking[2]
         if conn.pending():
             # What waits may be the end of its output (it exited): receive says which.

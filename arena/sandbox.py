@@ -12,7 +12,6 @@ process limit and root could read root-only files.
 
 from __future__ import annotations
 
-import fcntl
 import functools
 import os
 import re
@@ -51,14 +50,14 @@ ETC_SECRETS = (
 # What the bot keeps of the referee's environment (which may hold tokens and passwords).
 KEPT_ENV = ("PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ")
 UID_BASE = 1 << 30  # throwaway user ids for bots when the referee is root: 2^30 + random
-LAUNCHERS = ("bwrap: ", "setpriv: ", "prlimit: ", "arena-keeper: ")  # launchers' own errors
+LAUNCHERS = ("bwrap: ", "setpriv: ", "prlimit: ")  # the sandbox's own error lines
 
 
 class SandboxConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Whether bots run sandboxed, and the limits of each bot process inside the sandbox."""
 
     mode: Mode = "auto"
-    memory_mb: Annotated[int, Meta(ge=16)] = 2048  # address space (RLIMIT_AS)
+    memory_mb: Annotated[int, Meta(ge=16)] = 2048  # per process (RLIMIT_AS) and all together
     processes: Annotated[int, Meta(ge=4)] = 128  # processes and threads (RLIMIT_NPROC)
     cpu_seconds: Annotated[int, Meta(ge=1)] = 600  # CPU time per game (RLIMIT_CPU)
     file_size_mb: Annotated[int, Meta(ge=1)] = 64  # the largest file it may write (RLIMIT_FSIZE)
@@ -137,21 +136,12 @@ def sandbox_problem() -> str | None:
     if os.geteuid() == 0 and shutil.which("setpriv") is None:
         return "setpriv is not installed (package util-linux)"
     argv, env = wrap(["true"], cwd="/", config=SandboxConfig(mode="on"))
-    argv, fd = launch(argv)
     try:
         done = subprocess.run(
-            argv,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=30,
-            check=False,
-            pass_fds=(fd,),
+            argv, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=30, check=False
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"bwrap could not run: {exc}"
-    finally:
-        os.close(fd)
     if done.returncode != 0:
         text = done.stderr.decode("utf-8", "replace").strip().splitlines()
         why = text[-1] if text else f"exit status {done.returncode}"
@@ -423,30 +413,27 @@ def wrap(
     return args, out
 
 
-# The bot's standard input and output reach it on descriptors 3 and 4, moved into place by a
-# shell inside the sandbox: bwrap's monitor process, outside, keeps its own 0, 1 and 2 open
-# until the sandbox ends, so a bot that closed its output would not be seen doing so (the
-# referee reads end-of-file only when every copy is closed). The monitor's 1 and 2 are the
-# bot's stderr; it closes every other descriptor.
-OUTER = 'exec 3<&0 4>&1 0</dev/null 1>&2; exec "$@"'
+# The bot's standard input and output reach it on descriptors 3 and 4 (`arena.spawn`), moved
+# into place by a shell inside the sandbox: bwrap's monitor process, outside, keeps its own 0,
+# 1 and 2 open until the sandbox ends, so a bot that closed its output would not be seen doing
+# so (the referee reads end-of-file only when every copy is closed); it closes the others.
 INNER = 'exec 0<&3 1>&4 3<&- 4>&-; exec "$@"'
+OPTIONS_FD = 5  # where bwrap reads its options
 
 
 def launch(argv: Sequence[str]) -> tuple[list[str], int]:
-    """The command that starts `argv` (from `wrap`) with its streams as above, and bwrap's
-    options moved into a memory file (`--args FD`), so that the bot, which can read its
-    sandbox's command line (/proc/1/cmdline), does not learn the paths it is kept from.
-    The caller passes the fd to the child and closes it."""
+    """The command that starts `argv` (from `wrap`) with its streams as above, and a memory
+    file holding bwrap's options (read as `--args 5`), so that the bot, which can read its
+    sandbox's command line (/proc/1/cmdline), does not learn the paths it is kept from. The
+    caller moves the file onto descriptor 5 of the child (`arena.spawn.spawn_moved`) and
+    closes it."""
     argv = list(argv)
     end = argv.index("--")
-    memfd = os.memfd_create("bwrap-args", 0)
-    fd = fcntl.fcntl(memfd, fcntl.F_DUPFD, 10)  # above the 3 and 4 the shells use; inherited
-    os.close(memfd)
+    fd = os.memfd_create("bwrap-args", os.MFD_CLOEXEC)
     os.write(fd, b"".join(a.encode() + b"\0" for a in argv[1:end]))
     os.lseek(fd, 0, os.SEEK_SET)
     inner = ["/bin/sh", "-c", INNER, "arena-bot"]
-    outer = ["/bin/sh", "-c", OUTER, "arena-sandbox"]
-    return [*outer, argv[0], "--args", str(fd), "--", *inner, *argv[end + 1 :]], fd
+    return [argv[0], "--args", str(OPTIONS_FD), "--", *inner, *argv[end + 1 :]], fd
 
 
 # -- explaining a failure -------------------------------------------------------------------

@@ -427,16 +427,15 @@ async def test_bot_children_are_killed_with_it(
     started: list[BotProcess], tmp_path: Path, mode: str, kind: str | None, escape: str
 ) -> None:
     """Unsandboxed, no process a bot started outlives its game, whether the bot faults or
-    ends normally, even one in a session of its own or left behind by a double fork (its
-    keeper adopts such orphans as their subreaper and kills them)."""
+    ends normally, even one in a session of its own or left behind by a double fork (the
+    referee, a subreaper, adopts such orphans and kills those that carry the bot's mark)."""
     pidfile = tmp_path / "pids"
     cfg = config(startup_ms=1000, move_ms=400, late_grace_ms=200)
     spawner = bot("spawner", str(pidfile), mode, escape)
     record = await play(started, [spawner, RANDOM], faulty=[] if kind is None else [0], cfg=cfg)
     assert [f.kind for f in record.faults] == ([] if kind is None else [kind])
     bot_pid, child_pid = map(int, pidfile.read_text().split())
-    keeper = started[0].process
-    assert keeper is not None and keeper.returncode is not None
+    assert started[0].process is not None and started[0].process.pid == bot_pid
     await assert_no_process_left(started, [bot_pid, child_pid])
     for pid in (bot_pid, child_pid):
         try:

@@ -35,15 +35,15 @@ def failing_spawns(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     """Make the first `n[0]` bot starts fail as if the referee had no descriptors left
     (n[0] < 0: every start fails); retries are not slowed down."""
     n = [0]
-    real = bot_module.spawn
+    real = bot_module.spawn_soon
 
-    def spawn_or_fail(*args: Any, **kwargs: Any) -> Any:
+    async def spawn_or_fail(*args: Any, **kwargs: Any) -> Any:
         if n[0] != 0:
             n[0] -= 1
             raise NoResources("the referee could not open a pipe: Too many open files")
-        return real(*args, **kwargs)
+        return await real(*args, **kwargs)
 
-    monkeypatch.setattr(bot_module, "spawn", spawn_or_fail)
+    monkeypatch.setattr(bot_module, "spawn_soon", spawn_or_fail)
     monkeypatch.setattr(bot_module, "SPAWN_TRIES", 4)
     yield n
 

@@ -248,7 +248,7 @@ async def test_children_that_leave_the_process_group_die_with_the_bot(
     sandbox: SandboxConfig | None,
 ) -> None:
     """Children that start their own session escape a process-group kill; the PID namespace
-    (sandboxed) or the bot's keeper (unsandboxed) takes them down with the bot (the
+    (sandboxed) or the referee, their subreaper (unsandboxed), takes them down with the bot (the
     `nothing_left` fixture checks)."""
     record = await play([hostile("fork", 3, "setsid", sandbox=sandbox), good(sandbox)])
     assert report(record, 0)["forked"] == 3
@@ -269,7 +269,8 @@ trio.run(lambda: play_game("odin-race", [hostile("fork", 3, "setsid", sandbox=sa
 @pytest.mark.parametrize("sandbox", MODES)
 def test_a_referee_killed_with_sigkill_takes_its_bots_down(sandbox: SandboxConfig | None) -> None:
     """kill -9 of the referee mid-game: the bots and the children they started in sessions of
-    their own all die (the sandbox dies with its parent; a keeper is told by the kernel)."""
+    their own all die (the sandbox dies with its parent; unsandboxed, the guardian kills
+    every process that carries the referee's mark)."""
     script = REFEREE_SCRIPT.format(
         root=str(ROOT),
         sandboxed=sandbox is not None,

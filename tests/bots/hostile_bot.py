@@ -2,9 +2,9 @@
 as one JSON line on stderr ({"attack": ..., ...}), then plays at random to the end.
 
 Attacks:
-- "stdin": read the standard input of its sibling and cousin processes (the other bots,
-  started by the same referee, each under its keeper) through /proc/<pid>/fd/0, and list
-  the referee's open files (`argv[2]` is the referee's pid).
+- "stdin": read the standard input of its sibling processes (the other bots, started by the
+  same referee) through /proc/<pid>/fd/0, and list the referee's open files (`argv[2]` is
+  the referee's pid).
 - "read": read every path in $HOSTILE_PATHS (separated by ":"): files, and the files in
   folders (the tournament file, results, another bot's folder).
 - "kill": SIGKILL every process it can see that carries $HOSTILE_MARK in its environment (the
@@ -60,21 +60,11 @@ def read_bytes(path: str, limit: int = 1 << 20) -> bytes:
         return fh.read(limit)
 
 
-def relatives(me: int) -> list[int]:
-    """The other bots of the game: its siblings, and its cousins (each unsandboxed bot is the
-    child of its own keeper, a child of the referee)."""
-    table = {p: parent_of(p) for p in pids()}
-    parent = table.get(me)
-    grand = table.get(parent) if parent is not None else None
-    uncles = {p for p, q in table.items() if q == grand and p != parent} if grand else set()
-    return [p for p, q in table.items() if p != me and (q == parent or q in uncles)]
-
-
 def steal_stdin() -> None:
     me, stolen, errors, siblings = os.getpid(), "", [], []
     deadline = time.monotonic() + 1.5
     while time.monotonic() < deadline and not stolen:
-        siblings = relatives(me)
+        siblings = [p for p in pids() if p != me and parent_of(p) == os.getppid()]
         for pid in siblings:
             try:
                 fd = os.open(f"/proc/{pid}/fd/0", os.O_RDONLY | os.O_NONBLOCK)
