@@ -5,7 +5,8 @@ through `protocol.bot`) is measured with and without the sandbox, in pairs, in t
 
 - start: spawn the bot, send hello and read its ready, through `arena.bot.BotProcess` (the
   referee's own path: for the sandbox, building the bwrap command line, bwrap, the shell that
-  moves the bot's streams into place, setpriv when root, prlimit, then the interpreter); then it is killed and reaped, untimed;
+  moves the bot's streams into place, setpriv when root, prlimit, then the interpreter);
+  then it is killed and reaped, untimed;
 - decision: a whole game of `odin` (2 seats, the same bot) through `arena.referee.play_game`,
   timed from the first decision to the last (start-up and shut-down excluded), per decision;
 - round trip: one typical `act` line to the bot and its answer over plain blocking pipes,
