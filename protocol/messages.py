@@ -115,9 +115,34 @@ def schema(observation_type: Any, action_type: Any, event_type: Any) -> dict[str
     to_bot = Hello | Request[observation_type, action_type, event_type] | GameOver[event_type]
     to_referee = Ready | Choice[action_type]
     (out, back), defs = msgspec.json.schema_components([to_bot, to_referee])
-    return {
-        "protocol": PROTOCOL_VERSION,
-        "referee_to_bot": out,
-        "bot_to_referee": back,
-        "$defs": defs,
-    }
+    doc = {"protocol": PROTOCOL_VERSION, "referee_to_bot": out, "bot_to_referee": back}
+    return _stable_names({**doc, "$defs": defs})
+
+
+def _stable_names(doc: dict[str, Any]) -> dict[str, Any]:
+    """The schema with language-neutral definition names: msgspec names a generic message after
+    its type arguments' Python paths (`Choice_arena.games.odin.Play___...`); a schema holds one
+    of each generic message, so its own name (`Choice`, `Request`, `GameOver`) is enough."""
+    generic = {t.__name__ for t in (Request, GameOver, Choice)}
+    renames: dict[str, str] = {}
+    for name in doc["$defs"]:
+        short = name.split("_", 1)[0]
+        if short != name and short in generic:
+            if short in doc["$defs"] or short in renames.values():
+                raise ValueError(f"two schema definitions would be named {short!r}")
+            renames[name] = short
+
+    def fix(node: Any) -> Any:
+        """`node` with every reference (a `$ref`, a discriminator's mapping) renamed."""
+        if isinstance(node, dict):
+            return {k: fix(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [fix(v) for v in node]
+        if isinstance(node, str) and node.startswith("#/$defs/"):
+            target = node.removeprefix("#/$defs/")
+            return "#/$defs/" + renames.get(target, target)
+        return node
+
+    doc = fix(doc)
+    doc["$defs"] = {renames.get(k, k): v for k, v in doc["$defs"].items()}
+    return doc
