@@ -42,6 +42,7 @@ class Leaderboard(msgspec.Struct, frozen=True):
     rows: list[Row]
     pairs: list[PairScore]
     solo: bool = False
+    unrated: int = 0  # games a referee error ended, without a result (not counted above)
 
 
 def is_solo(records: Sequence[GameRecord]) -> bool:
@@ -49,7 +50,7 @@ def is_solo(records: Sequence[GameRecord]) -> bool:
 
 
 def solo_deals(records: Sequence[GameRecord]) -> list[tuple[list[str], list[int]]]:
-    """Solo games compared deal by deal (RULINGS 5): on each deal (same seed) the bots are
+    """Solo games compared deal by deal (docs/rules.md §6.6): on each deal (same seed) the bots are
     ranked by margin, higher first; a bot that faulted ranks below every bot that did not."""
     by_deal: dict[int, list[tuple[str, float]]] = {}
     for rec in records:
@@ -97,6 +98,8 @@ def leaderboard(records: Sequence[GameRecord], bots: Sequence[str] | None = None
         for seat in rec.seats:
             if seat.bot not in names:
                 names.append(seat.bot)
+    unrated = sum(1 for rec in records if rec.error is not None)
+    records = [rec for rec in records if rec.error is None]  # no result: not rated
     table = ratings(records, names)
     places: dict[str, list[int]] = {n: [] for n in names}
     faults: dict[str, Counter[str]] = {n: Counter() for n in names}
@@ -135,4 +138,4 @@ def leaderboard(records: Sequence[GameRecord], bots: Sequence[str] | None = None
         for (a, b), (score, games) in table.pairwise_table().items()
         if games
     ]
-    return Leaderboard(games=len(records), rows=rows, pairs=pairs, solo=solo)
+    return Leaderboard(games=len(records), rows=rows, pairs=pairs, solo=solo, unrated=unrated)

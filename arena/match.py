@@ -90,6 +90,8 @@ async def run_match(
         if state.status != "continue":
             return  # a verdict came while this pair was in flight: it does not count
         state.games += [first[0], second[0]]
+        if first[0].error is not None or second[0].error is not None:
+            return  # a game without a result (a referee error): the pair does not count
         state.counts[PAIR_SCORES.index(pair_score(first[0], second[0]))] += 1
         state.status = sprt.status(state.counts)
         if on_pair is not None:

@@ -63,6 +63,9 @@ class GameRecord(msgspec.Struct, frozen=True):
     stderr: list[str]
     game: str = ""  # the tournament's id for this game, if any
     version: int = RECORD_VERSION
+    # A referee error ended the game before its end (it passed the most decisions its rules
+    # allow: docs/rules.md): no result, charged to no bot, left out of the ratings.
+    error: str | None = None
 
 
 _encoder = msgspec.json.Encoder()

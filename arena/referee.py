@@ -119,6 +119,10 @@ class _Game:
         self.faults: list[Fault] = []
         self.moves: list[Move] = []
         self.decision = 0
+        # The most decisions its rules allow (docs/rules.md): past it the rules are broken,
+        # and the game is ended as a referee error rather than run for ever.
+        self.bound = self.ruleset.max_decisions(n, self.options)
+        self.error: str | None = None
         self._seen = 0
         self.asking: tuple[int, float, float] = (0, 0.0, math.inf)  # seat, allowance, deadline
         self.playing = False  # past the handshake
@@ -296,6 +300,13 @@ class _Game:
         while not state.is_terminal:
             with trio.CancelScope() as clock:
                 while not state.is_terminal:
+                    if self.decision >= self.bound:
+                        self.error = (
+                            f"the game passed the {self.bound} decisions its rules allow "
+                            f"({self.ruleset.id}, {len(self.conns)} players): a rules error, "
+                            "charged to no bot"
+                        )
+                        return
                     seat = state.current_player
                     assert seat is not None
                     legal = state.legal_actions()
@@ -474,9 +485,12 @@ async def play_game(
                         starting.start_soon(game.handshake, nursery, seat, start_limiter)
                 await game.play()
                 game.unnoticed()
-                outcome = game.state.outcome()
-                ranks = ranks_with_faults(outcome.ranks, game.out)
-                scores = [float(s) for s in outcome.scores]
+                if game.error is None:
+                    outcome = game.state.outcome()
+                    game_ranks, scores = list(outcome.ranks), [float(s) for s in outcome.scores]
+                else:  # no result: every seat shares the place its faults leave it
+                    game_ranks, scores = [1] * len(conns), [0.0] * len(conns)
+                ranks = ranks_with_faults(game_ranks, game.out)
                 await game.finish(ranks, scores)
             finally:
                 with trio.CancelScope(shield=True):
@@ -502,11 +516,12 @@ async def play_game(
         moves=game.moves,
         faults=game.faults,
         scores=scores,
-        game_ranks=list(outcome.ranks),
+        game_ranks=game_ranks,
         ranks=ranks,
         seconds=round(time.perf_counter() - started, 3),
         stderr=[c.stderr_text() for c in conns],
         game=game_id,
+        error=game.error,
     )
 
 

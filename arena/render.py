@@ -64,6 +64,10 @@ def leaderboard_table(
             f"{100 * row.los_next:.0f}%" if row.los_next is not None else "",
             _faults(row.faults),
         )
+    if board.unrated:
+        table.caption = (
+            f"{board.unrated} more game(s) ended by a referee error, without a result: not rated"
+        )
     return table
 
 

@@ -44,6 +44,15 @@ def replay(record: GameRecord, on_line: Callable[[str], None] | None = None) -> 
         if move.by == "fallback":
             emit(f"  (seat {move.seat} was played by the fallback)")
         flush()
+    if record.error is not None:  # ended by the referee past the rules' bound: no result
+        bound = ruleset.max_decisions(record.players, ruleset.options(record.options))
+        if state.is_terminal or len(record.moves) != bound:
+            raise ReplayError(
+                f"the record says the referee ended it after {bound} decisions "
+                f"({record.error}), but it holds {len(record.moves)} moves"
+                + (" and the game ended" if state.is_terminal else "")
+            )
+        return state
     if not state.is_terminal:
         raise ReplayError(f"the record ends after {len(record.moves)} moves, before the game ends")
     outcome = state.outcome()

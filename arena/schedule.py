@@ -108,7 +108,7 @@ def table_games(
 
 def solo(bots: Sequence[str], deals: int, seed: int) -> list[Game]:
     """A solo ruleset's schedule: every bot plays the same seeded deals alone, deal by deal,
-    so bots can be compared deal by deal (RULINGS 5). Table i is bot i."""
+    so bots can be compared deal by deal (docs/rules.md §6.6). Table i is bot i."""
     if deals < 1:
         raise ValueError(f"deals must be at least 1, not {deals}")
     if len(set(bots)) != len(bots):

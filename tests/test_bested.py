@@ -1,4 +1,4 @@
-"""The rules of bested (RULINGS 4): the seed's own examples replayed, meld validity and
+"""The rules of bested (docs/rules.md §5): the seed's own examples replayed, meld validity and
 beating tables, Pass Cards, shedding out, bets, rounds and game end, random play with
 invariants, apply against legal_actions, hidden information and exact replay."""
 
@@ -100,7 +100,7 @@ FILL = ["1D", "2D", "3D"]  # filler so that nobody sheds out by accident
 
 
 # --------------------------------------------------------------------------
-# Meld validity and beating (RULINGS 4)
+# Meld validity and beating (docs/rules.md §5.3)
 
 VALID = [
     ("single", ["7H"], [], (7, 7)),
@@ -160,7 +160,7 @@ def meld(kind: str, cards: list[str], wilds: list[int] = ()) -> M.Meld:  # type:
 BEATING = [
     # (new, old, zero_high, beats)
     (("single", ["4S"]), ("single", ["3H"]), None, True),
-    (("single", ["3S"]), ("single", ["3H"]), None, False),  # equal never beats (RULINGS 4)
+    (("single", ["3S"]), ("single", ["3H"]), None, False),  # equal never beats (§5.3)
     (("single", ["2S"]), ("single", ["3H"]), None, False),
     (("set", ["6S", "6H"]), ("set", ["5S", "5H"]), None, True),
     (("set", ["6S", "6H", "6D"]), ("set", ["5S", "5H"]), None, False),  # same size only
@@ -260,7 +260,7 @@ def test_two_players_each_choose_a_secret_wild_first():
 
 
 def test_seed_two_player_example_three_on_three_is_a_misprint():
-    """'Bartok leads a 3. Rosita plays a 3.' Equal never beats (RULINGS 4)."""
+    """'Bartok leads a 3. Rosita plays a 3.' Equal never beats (docs/rules.md §5.3)."""
     state = scripted([["3H", "4S", *FILL], ["3S", "6S", "6H", "10S"]])
     play(state, "single", "3H")
     reject(state, Play("single", ("3S",)), "does not beat")
@@ -1029,6 +1029,32 @@ def test_takeable_and_took_wild_events():
     assert TookWild(2, "9S") in since(state, start)
     assert codes(state.wilds[2]) == ["9S"]
     assert state.current_player == 0
+
+
+def test_a_card_is_taken_as_a_wild_only_once_a_round() -> None:
+    """docs/rules.md §5.6: a wild taken, played again, cannot be taken again in the round;
+    without this three players could hand one card round for ever (§9.4)."""
+    state = scripted([["9S", "1C", "2C"], ["10S", "3S"], ["3D", "4D", "5D"]])
+    play(state, "single", "9S")
+    pass_(state, "wild")
+    pass_(state, "lead_next")
+    pass_(state)
+    state.apply(TakeWild("9S"))
+    assert codes(state.wilds[1]) == ["9S"] and state.current_player == 2
+    play(state, "single", "3D")
+    pass_(state, "wild")  # seat 0
+    play(state, "single", wilds=[17])  # seat 1 plays its wild, printed 9S, as a 17
+    assert state.observation(0).plays[-1].wild_cards == ("9S",)
+    pass_(state, "lead_next")  # seat 2
+    pass_(state)  # seat 1, alone
+    obs = state.observation(0)
+    assert obs.resolving == "wild" and obs.takeable == ["3D"]
+    assert legal(state) == {("TakeWild", "3D"), ("Decline",)}
+    reject(state, TakeWild("9S"), "taken as a wild earlier in this round")
+    state.apply(Decline())
+    # The trick's cards nobody took, the played wild's printed card included, are discarded.
+    assert {"3D", "9S"} <= set(codes(state.discard_pile))
+    assert state.current_player == 2
 
 
 def test_bets_need_a_bet_card():

@@ -1,4 +1,4 @@
-"""The rules of bested-solo (RULINGS 5): the seed's solo examples replayed, singles,
+"""The rules of bested-solo (docs/rules.md §6): the seed's solo examples replayed, singles,
 taking dummy cards, drawing, the final trick, scoring, rounds, random play with
 invariants, apply against legal_actions, the unseen dummy and exact replay."""
 

@@ -1,5 +1,5 @@
 """Legal actions: counts worked out by hand, no duplicates, a deterministic order, and
-`apply` accepting exactly what `legal_actions` lists (RULINGS 1-3)."""
+`apply` accepting exactly what `legal_actions` lists (docs/rules.md §2-§4)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Random play over many seeds for every ruleset and player count, checking the rules'
-invariants after every action (RULINGS 1-3), plus exact replay from seed and history."""
+invariants after every action (docs/rules.md §2-§4), plus exact replay from seed and history."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The rules of odin, odin-race and override-beta on scripted positions (RULINGS 1-3):
+"""The rules of odin, odin-race and override-beta on scripted positions (docs/rules.md §2-§4):
 values, sets, the Cheat Code, leading, m or m+1 cards, take-backs, passing, trick and
 round ends, scoring, game end and ranks, decks and deals."""
 
@@ -354,7 +354,7 @@ def test_a_single_beaten_card_is_taken_back_automatically(ruleset):
     ids=["1-over-1", "2-over-1", "2-over-2", "3-over-2"],
 )
 def test_playing_the_last_cards_ends_the_round_without_a_take(ruleset, middle, last):
-    """The picked-up card must not block going out (RULINGS 1.2, 3)."""
+    """The picked-up card must not block going out (docs/rules.md §2.3, §4.3)."""
     s = LOW[ruleset]
     top = "S" if ruleset == "override-beta" else "R"
     mid = [f"{n}{top}" for n in middle]

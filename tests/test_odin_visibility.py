@@ -1,5 +1,5 @@
 """Hidden information stays hidden: a seat's observation and events never depend on, or
-show, other hands or the cards set aside (RULINGS general conventions)."""
+show, other hands or the cards set aside (docs/rules.md §1.3)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""override-classic and override-original (RULINGS 6-7): overriding, lines, discards,
+"""override-classic and override-original (docs/rules.md §7-8): overriding, lines, discards,
 draws, the growing board's adjacency and 5×5 box, what each seat sees, random play
 with invariants, replay, the registry, JSON, and the board picture in the commands.
 
@@ -55,13 +55,9 @@ def colour(code: str) -> int:
 
 
 def ref_beats(new: str, old: str) -> bool:
-    """A < 2 < ... < K; A beats K and K does not beat A; equal never beats."""
+    """A < 2 < ... < K, and A also beats K (so A and K beat each other); equal never beats."""
     a, b = number(new), number(old)
-    if (a, b) == (1, 13):
-        return True
-    if (a, b) == (13, 1):
-        return False
-    return a > b
+    return a > b or (a, b) == (1, 13)
 
 
 def all_codes(suits: str = "SHDC") -> list[str]:
@@ -186,7 +182,7 @@ def public(state: OverrideState, start: int = 0) -> list[msgspec.Struct]:
 
 
 # --------------------------------------------------------------------------
-# Overriding (RULINGS 6)
+# Overriding (docs/rules.md §7.2)
 
 
 @pytest.mark.parametrize("ruleset", RULESETS)
@@ -194,7 +190,8 @@ def public(state: OverrideState, start: int = 0) -> list[msgspec.Struct]:
     ("new", "old", "allowed"),
     [
         ("1H", "13S", True),  # A beats K
-        ("13H", "1S", False),  # K does not beat A
+        ("13H", "1S", True),  # and K still beats A
+        ("1H", "1S", False),  # equal: an A overrides only a K
         ("8H", "8S", False),  # equal never beats
         ("7H", "10S", False),
         ("8H", "5S", True),
@@ -221,8 +218,8 @@ def test_overriding_follows_the_ranks(ruleset, new, old, allowed):
 
 
 def test_the_reasons_say_which_rule_refuses():
-    state = scripted("override-classic", {(0, 0): ["1S"], (0, 1): ["8S"], (0, 2): ["10S"]}, "13H")
-    reject(state, 0, 0, "K does not beat A")
+    state = scripted("override-classic", {(0, 0): ["12S"], (0, 1): ["8S"]}, "1H")
+    reject(state, 0, 0, "an A overrides only a K")
     state = scripted("override-classic", {(0, 1): ["8S"]}, "8H")
     reject(state, 0, 1, "equal ranks never beat")
     state = scripted("override-classic", {(0, 2): ["10S"]}, "7H")
@@ -238,7 +235,7 @@ def test_own_cards_can_be_overridden_and_stacks_are_kept():
 
 
 def test_a_square_changes_colour_with_its_top_card():
-    # RULINGS 6 / the seed: black 4, red 7, black 10, red Q; the top card owns it.
+    # docs/rules.md §7.2 / the seed: black 4, red 7, black 10, red Q; the top card owns it.
     state = scripted("override-classic", {(1, 1): ["4S", "7H", "10C"]}, "12D")
     assert owners(state)[(1, 1)] == 1
     place(state, 1, 1)
@@ -347,13 +344,30 @@ def test_a_card_with_no_square_is_discarded_and_the_turn_passes():
     assert Discarded(1, "1S") in state.events_for(0, start)
 
 
-def test_a_drawn_k_fits_nowhere_on_a_full_board_of_kings_and_aces():
+def test_on_a_full_board_a_drawn_k_fits_on_the_aces_but_not_on_the_kings() -> None:
+    """A and K beat each other (docs/rules.md §7.2): a K overrides an A, never a K."""
     board = full_board()
     board[(0, 0)] = [*board[(0, 0)], "13S"]
     board[(0, 1)] = [*board[(0, 1)], "1C"]
     state = scripted("override-classic", board, "13H")
-    assert (0, 0) not in squares(state) and (0, 1) not in squares(state)
-    assert len(squares(state)) == 23
+    assert (0, 0) not in squares(state) and (0, 1) in squares(state)
+    assert len(squares(state)) == 24
+    reject(state, 0, 0, "equal ranks never beat")
+    place(state, 0, 1)
+    assert state.observation(1).board[1].stack[-2:] == ("1C", "13H")
+
+
+def test_a_and_k_override_each_other_again_and_again() -> None:
+    """A K, an A on it, a K on that A, and so on: every override is legal, and the square
+    takes the colour of each new top card."""
+    stack = ["13S"]
+    for card in ("1H", "13C", "1D", "13H"):
+        state = scripted("override-classic", {(2, 2): stack}, card)
+        assert (2, 2) in squares(state), card
+        place(state, 2, 2)
+        stack = [*stack, card]
+        assert list(state.observation(0).board[0].stack) == stack
+        assert owners(state)[(2, 2)] == colour(card)
 
 
 def test_both_piles_empty_without_a_line_is_a_draw():
@@ -395,7 +409,7 @@ def test_seat_0_red_moves_first_from_26_card_piles():
 
 
 # --------------------------------------------------------------------------
-# override-original: the growing board (RULINGS 7)
+# override-original: the growing board (docs/rules.md §8)
 
 
 def test_the_first_card_goes_at_0_0():

@@ -22,6 +22,7 @@ register(
         options_type=odin.OdinOptions,
         state_type=odin.OdinState,
         factory=odin.new_odin,
+        max_decisions=odin.odin_max_decisions,
     )
 )
 register(
@@ -34,6 +35,7 @@ register(
         options_type=odin.OdinRaceOptions,
         state_type=odin.OdinState,
         factory=odin.new_odin_race,
+        max_decisions=odin.odin_race_max_decisions,
     )
 )
 register(
@@ -46,6 +48,7 @@ register(
         options_type=odin.OverrideBetaOptions,
         state_type=odin.OdinState,
         factory=odin.new_override_beta,
+        max_decisions=odin.override_beta_max_decisions,
     )
 )
 register(
@@ -58,6 +61,7 @@ register(
         options_type=override.OverrideClassicOptions,
         state_type=override.OverrideState,
         factory=override.new_override_classic,
+        max_decisions=override.max_decisions,
     )
 )
 register(
@@ -70,6 +74,7 @@ register(
         options_type=override.OverrideOriginalOptions,
         state_type=override.OverrideState,
         factory=override.new_override_original,
+        max_decisions=override.max_decisions,
     )
 )
 register(
@@ -82,6 +87,7 @@ register(
         options_type=bested.BestedOptions,
         state_type=bested.BestedState,
         factory=bested.new_bested,
+        max_decisions=bested.max_decisions,
     )
 )
 register(
@@ -94,6 +100,7 @@ register(
         options_type=bested_solo.SoloOptions,
         state_type=bested_solo.SoloState,
         factory=bested_solo.new_bested_solo,
+        max_decisions=bested_solo.max_decisions,
     )
 )
 

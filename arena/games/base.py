@@ -50,7 +50,7 @@ class Outcome(msgspec.Struct, frozen=True):
 
 
 def ranks_from_scores(scores: Sequence[float], *, higher_is_better: bool) -> tuple[int, ...]:
-    """Standard competition ranking (1, 1, 3) as RULINGS' general conventions require."""
+    """Standard competition ranking (1, 1, 3), as docs/rules.md §1.5 requires."""
     if higher_is_better:
         return tuple(1 + sum(1 for o in scores if o > s) for s in scores)
     return tuple(1 + sum(1 for o in scores if o < s) for s in scores)

@@ -1,4 +1,4 @@
-"""`bested`: Bested Another Time for 2-6 players (RULINGS 4, seed 001).
+"""`bested`: Bested Another Time for 2-6 players (docs/rules.md §5).
 
 A climbing and shedding game: tricks of melds that must be beaten by a meld of the
 same type and size, hard passes that earn Pass Cards resolved at the trick's end,
@@ -29,7 +29,7 @@ from arena.games.melds import KIND_NAMES, Meld, MeldName
 # Actions: the JSON a bot writes (Play and Pass are shared with bested-solo).
 
 PassCardName = Literal["lead_next", "wild", "discard_meld", "bet_wild", "give_bet"]
-#: Pass Cards by the player count printed on them (RULINGS 4): 2 Lead Next .. 6 Pass Card/Bet
+#: Pass Cards by the player count printed on them (docs/rules.md §5.1): 2 Lead Next .. 6
 PASS_CARDS: dict[int, PassCardName] = {
     2: "lead_next",
     3: "wild",
@@ -393,7 +393,7 @@ class BestedOptions(Struct, frozen=True, forbid_unknown_fields=True):
     ] = None
 
 
-#: RULINGS 4 decks per player count: (ranks, suits, cards each); 6p already has the 0s
+#: docs/rules.md §5.1 decks per player count: (ranks, suits, cards each); 6p has the 0s
 DECKS: dict[int, tuple[range, str, int]] = {
     2: (range(1, 13), "SHD", 15),
     3: (range(1, 16), "SHD", 15),
@@ -402,7 +402,7 @@ DECKS: dict[int, tuple[range, str, int]] = {
     6: (range(0, 18), "SHDC", 12),
 }
 THRESHOLDS = {2: 10, 3: 20, 4: 30, 5: 40, 6: 40}
-BET_CARDS = 5  # RULINGS 4.6: bet cards per player per round
+BET_CARDS = 5  # docs/rules.md §5.7: bet cards per player per round
 
 
 @dataclass(frozen=True)
@@ -423,7 +423,7 @@ class Rules:
 def bested_rules(players: int, opts: BestedOptions) -> Rules:
     ranks, suits, each = DECKS[players]
     if opts.zeros and players < 6:
-        # RULINGS 4 zeros: add rank 0 in each suit in use and deal one more card each.
+        # docs/rules.md §5.10: add rank 0 in each suit in use and deal one more card each.
         ranks, each = range(0, ranks.stop), each + 1
     kinds = (M.SINGLE, M.SET, M.RUN) + ((M.GAP,) if opts.gaps else ())
     return Rules(
@@ -538,7 +538,7 @@ class BestedState(GameState[BestedAction, BestedObservation]):
         self._memo = actions_memo()
         self.totals = [0] * players
         self.round = 0
-        self.round_leader = 0  # RULINGS 4: seat 0 leads the first round
+        self.round_leader = 0  # docs/rules.md §5.9: seat 0 leads the first round
         self.phase = LEAD
         # A meld played or discarded that awaits swaps (phase SWAP): its cards have left
         # the hand (`_pending_used`: the printed cards of its wilds) but it is not public
@@ -570,12 +570,15 @@ class BestedState(GameState[BestedAction, BestedObservation]):
         self.undealt = len(rest)
         self.wilds: list[list[int]] = [[] for _ in range(n)]  # printed card ids, sorted
         self.discard_pile: list[int] = []
-        # Pass Cards 2..n (RULINGS 4): state, holder, and whether it leaves once resolved.
+        # Pass Cards 2..n (docs/rules.md §5.1): state, holder, whether it leaves once resolved.
         self.pass_state: dict[int, str] = {k: AVAILABLE for k in range(2, n + 1)}
         self.pass_holder: dict[int, int] = {}
         self.leaving: set[int] = set()
         self.bets: list[tuple[int, int]] = []  # (owner, on), in the order placed
         self.shed: list[int] = []
+        #: every card taken as a wild this round: a card is taken only once a round
+        #: (docs/rules.md §5.6), which is also what keeps a round finite (§9.4)
+        self.taken_in_round: set[int] = set()
         self.round_points = [0] * n
         self.resolving: int | None = None
         self._queue: list[int] = []
@@ -590,7 +593,7 @@ class BestedState(GameState[BestedAction, BestedObservation]):
         )
         self._clear_trick()
         if n == 2:
-            # RULINGS 4: with 2 players each chooses a wild at the start of every round,
+            # docs/rules.md §5.2: with 2 players each chooses a wild at the start of a round,
             # the round's leader first.
             self.phase = CHOOSE
             self.turn = self.round_leader
@@ -604,7 +607,7 @@ class BestedState(GameState[BestedAction, BestedObservation]):
         self.passed: list[int] = []
         self.plays: list[tuple[int, Meld, tuple[int, ...]]] = []  # (seat, meld, wild cards)
         self.trick_cards: list[int] = []  # every card played this trick, in order
-        self.taken: set[int] = set()
+        self.taken: set[int] = set()  # cards taken as wilds from this trick
         self.beat: Meld | None = None
         self.last_passer: int | None = None
 
@@ -618,7 +621,7 @@ class BestedState(GameState[BestedAction, BestedObservation]):
         self._emit(TrickStarted(leader))
 
     def _end_round(self) -> None:
-        """RULINGS 4: the round ends at once when one player still holds cards;
+        """docs/rules.md §5.9: the round ends at once when one player still holds cards;
         unresolved Pass Cards and bets lapse."""
         last = self.holders()
         order = self.shed + last
@@ -629,7 +632,7 @@ class BestedState(GameState[BestedAction, BestedObservation]):
         if over:
             self.phase = OVER
             return
-        # RULINGS 4: the fewest points leads; ties go to whichever of them finished worst.
+        # docs/rules.md §5.9: the fewest points leads; ties go to whoever finished worst.
         fewest = min(self.totals)
         tied = [s for s in order if self.totals[s] == fewest]
         self.round_leader = tied[-1]
@@ -663,7 +666,7 @@ class BestedState(GameState[BestedAction, BestedObservation]):
         return self._resolve_options(seat)
 
     def _pass_options(self, seat: int) -> list[Pass]:
-        # RULINGS 4.2: a passing player takes one available Pass Card of their choice,
+        # docs/rules.md §5.5: a passing player takes one available Pass Card of their choice,
         # unless nobody else remains in the trick (then none, and the trick ends).
         if not self._others_in_trick(seat):
             return [_PASS_NONE]
@@ -702,7 +705,9 @@ class BestedState(GameState[BestedAction, BestedObservation]):
         return BET_CARDS - sum(1 for owner, _ in self.bets if owner == seat)
 
     def _takeable(self) -> list[int]:
-        return [c for c in self.trick_cards if c not in self.taken]
+        """The cards played this trick that may be taken as wilds: not taken before in this
+        round (a wild played again is not taken again)."""
+        return [c for c in self.trick_cards if c not in self.taken_in_round]
 
     # -- applying -----------------------------------------------------------------------
     def _apply(self, seat: int, action: BestedAction) -> BestedAction:
@@ -849,7 +854,7 @@ class BestedState(GameState[BestedAction, BestedObservation]):
 
     def _advance(self, seat: int) -> None:
         """Clockwise to the next player still in the trick (the same one when it is alone);
-        nobody left ends the trick (RULINGS 4.2-4.4)."""
+        nobody left ends the trick (docs/rules.md §5.5)."""
         n = self.players
         for i in range(1, n + 1):
             s = (seat + i) % n
@@ -874,7 +879,7 @@ class BestedState(GameState[BestedAction, BestedObservation]):
             self.pass_state[k] = HELD
             self.pass_holder[k] = seat
         elif action.pass_card is not None:
-            # RULINGS 4.2-4.3: the last player in the trick takes no Pass Card.
+            # docs/rules.md §5.5: the last player in the trick takes no Pass Card.
             raise IllegalAction(action, "nobody else is in the trick: pass with no Pass Card")
         self.in_trick[seat] = False
         self.passed.append(seat)
@@ -885,8 +890,8 @@ class BestedState(GameState[BestedAction, BestedObservation]):
 
     # -- shedding out -------------------------------------------------------------------
     def _shed_out(self, seat: int) -> bool:
-        """RULINGS 4 shedding out: score, pay the bets on `seat`, remove the highest Pass
-        Card still in the round. Returns True when that ended the round."""
+        """Shedding out (docs/rules.md §5.8): score, pay the bets on `seat`, remove the
+        highest Pass Card still in the round. Returns True when that ended the round."""
         holders = self.holders()
         points = 2 * len(holders) + max((self.size(s) for s in holders), default=0)
         self._score(seat, points)
@@ -931,7 +936,7 @@ class BestedState(GameState[BestedAction, BestedObservation]):
     # -- the end of a trick: Pass Cards ----------------------------------------------------
     def _end_trick(self) -> None:
         self._emit(TrickEnded(self.last_passer))
-        # RULINGS 4.5: held Pass Cards resolve in descending number, Lead Next last.
+        # docs/rules.md §5.6: held Pass Cards resolve in descending number, Lead Next last.
         self._queue = sorted(
             (k for k in self.pass_state if self.pass_state[k] == HELD and k != LEAD_NEXT),
             reverse=True,
@@ -959,12 +964,12 @@ class BestedState(GameState[BestedAction, BestedObservation]):
             n = self.players
             leader = next((leader + i) % n for i in range(1, n) if self.size((leader + i) % n))
         # Played cards not taken are discarded.
-        self.discard_pile.extend(self._takeable())
+        self.discard_pile.extend(c for c in self.trick_cards if c not in self.taken)
         self._new_trick(leader)
 
     def _return_card(self, k: int) -> None:
         """A resolved Pass Card goes back to the centre, or leaves the round if a player
-        shed out while it was held (RULINGS 4 shedding out)."""
+        shed out while it was held (docs/rules.md §5.8)."""
         del self.pass_holder[k]
         if k in self.leaving:
             self.leaving.discard(k)
@@ -999,10 +1004,15 @@ class BestedState(GameState[BestedAction, BestedObservation]):
             c = M.card_table().parse(action.card)
             if c is None or c not in self._takeable():
                 listed = " ".join(M.card_table().encode(self._takeable())) or "none"
+                again = c in self.taken_in_round and c in self.trick_cards
+                why = "it was taken as a wild earlier in this round; " if again else ""
                 raise IllegalAction(
-                    action, f"take a card played in this trick and not yet taken: {listed}"
+                    action,
+                    f"{why}take a card played in this trick and not yet taken as a wild this "
+                    f"round: {listed}",
                 )
             self.taken.add(c)
+            self.taken_in_round.add(c)
             self.wilds[seat].append(c)
             self.wilds[seat].sort()
             self._emit(TookWild(seat, action.card))
@@ -1132,7 +1142,7 @@ class BestedState(GameState[BestedAction, BestedObservation]):
 
     def outcome(self) -> Outcome:
         self._require_terminal()
-        # RULINGS 4: most points wins, ties share.
+        # docs/rules.md §5.9: most points wins, ties share.
         return Outcome(tuple(self.totals), ranks_from_scores(self.totals, higher_is_better=True))
 
 
@@ -1157,3 +1167,27 @@ def swap_options(pending: Meld | None) -> list[Swap | Done]:
 
 def new_bested(players: int, options: BestedOptions, seed: int) -> BestedState:
     return BestedState(players, bested_rules(players, options), seed)
+
+
+# --------------------------------------------------------------------------
+# The decision bound (docs/rules.md §9.4)
+
+
+def max_rounds(players: int, rules: Rules) -> int:
+    """The most rounds a game can last: a round sheds out n-1 players, the k-th scoring at
+    least 2(n-k)+1, so the totals grow by n²-1 a round at least (docs/rules.md §9.4)."""
+    return players * (rules.threshold - 1) // (players * players - 1) + 1
+
+
+def max_decisions(players: int, options: BestedOptions) -> int:
+    """The most decisions a `bested` game can take (docs/rules.md §9.4): a round has at most
+    M = dealt + taken - 1 plays and discards, each trick a lead among them, at most n passes
+    and n-2 Pass Card resolutions; swaps are bounded by the wilds, `done`s by the melds."""
+    rules = bested_rules(players, options)
+    dealt = players * rules.hand_size
+    taken = 0 if players == 2 else dealt  # each dealt card is taken as a wild once at most
+    wilds = 2 if players == 2 else taken  # every wild a round can hold
+    choices = 2 if players == 2 else 0  # choose_wild
+    melds = dealt + taken - 1
+    per_round = choices + wilds + 2 * players * melds
+    return max_rounds(players, rules) * per_round

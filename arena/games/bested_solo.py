@@ -1,5 +1,5 @@
 """`bested-solo`: Bested Another Time's solo game, one bot against a dummy hand
-(RULINGS 5, seed 001).
+(docs/rules.md §6).
 
 The bot climbs over its own melds, draws when it passes, and may take the dummy's
 unseen cards as wilds; the dummy scores its hand less its worst suit(s). Melds come
@@ -186,9 +186,9 @@ class SoloOptions(Struct, frozen=True, forbid_unknown_fields=True):
 
 
 SOLO_SUITS = "SHD"
-DECK = M.deck_ids(range(2, 14), SOLO_SUITS)  # RULINGS 5: 2-13 in 3 suits (36)
+DECK = M.deck_ids(range(2, 14), SOLO_SUITS)  # docs/rules.md §6.1: 2-13 in 3 suits (36)
 HAND, DUMMY = 14, 7
-KINDS = (M.SET, M.RUN)  # RULINGS 5: singles are never legal
+KINDS = (M.SET, M.RUN)  # docs/rules.md §6.2: singles are never legal
 
 
 class SoloState(GameState[SoloAction, SoloObservation]):
@@ -217,7 +217,8 @@ class SoloState(GameState[SoloAction, SoloObservation]):
         self.round += 1
         cards = list(DECK)
         self.rng.shuffle(cards)
-        # RULINGS 5: 14 to the bot, 7 face down to the dummy (one fewer each later round).
+        # docs/rules.md §6.1, §6.5: 14 to the bot, 7 face down to the dummy (one fewer each
+        # later round).
         dummy = DUMMY - (self.round - 1)
         self.hand = sorted(cards[:HAND])
         self.dummy = cards[HAND : HAND + dummy]  # kept in dealt (random) order
@@ -238,7 +239,7 @@ class SoloState(GameState[SoloAction, SoloObservation]):
         table = M.card_table()
         ranks, suits = M.cards().ranks, table.suits
         bot = sum(ranks[c] for c in self.hand) + sum(ranks[c] for c in self.wilds)
-        # RULINGS 5: the dummy discards its worst suit(s), worst = highest rank sum.
+        # docs/rules.md §6.4: the dummy discards its worst suit(s), worst = highest rank sum.
         sums = {s: 0 for s in SOLO_SUITS}
         for c in self.dummy:
             sums[suits[c]] += ranks[c]
@@ -288,7 +289,7 @@ class SoloState(GameState[SoloAction, SoloObservation]):
         if self.dummy:
             out.append(_TAKE_DUMMY)
         if self.phase == PLAY or not out:
-            # RULINGS 5: unable to lead even with wilds (the dummy is empty): pass.
+            # docs/rules.md §6.2: unable to lead even with wilds (the dummy is empty): pass.
             out.append(_PASS)
         return out
 
@@ -388,7 +389,7 @@ class SoloState(GameState[SoloAction, SoloObservation]):
             Played(KIND_NAMES[meld.kind], tuple(codes[c] for c in meld.naturals), meld.wilds)
         )
         if not self.hand and not self.wilds:
-            self._end_round(shed_out=True)  # RULINGS 5: the game ends when the bot sheds out
+            self._end_round(shed_out=True)  # docs/rules.md §6.3: the bot shed out
 
     def _pass(self, action: Pass) -> Pass:
         if action.pass_card is not None:
@@ -399,9 +400,9 @@ class SoloState(GameState[SoloAction, SoloObservation]):
             )
         if self.final:
             self._emit(Passed(0, len(self.deck), False))
-            self._end_round(shed_out=False)  # RULINGS 5: the final trick is over
+            self._end_round(shed_out=False)  # docs/rules.md §6.3: the final trick is over
             return _PASS
-        # RULINGS 5: draw 3 after playing once (a forced pass counts as once), else 2;
+        # docs/rules.md §6.3: draw 3 after playing once (a forced pass counts as once), else 2;
         # a draw that empties the deck, or cannot be completed, makes the next trick final.
         want = 3 if len(self.plays) <= 1 else 2
         drawn, self.deck = self.deck[:want], self.deck[want:]
@@ -446,11 +447,25 @@ class SoloState(GameState[SoloAction, SoloObservation]):
     def outcome(self) -> Outcome:
         self._require_terminal()
         # The score is the margin, dummy total minus bot total (higher is better, as the
-        # RULINGS 5 ratings compare bots by it). The rank counts the dummy as the other
-        # player: 1 for a win or a draw (lower or equal total), 2 for a loss.
+        # ratings of docs/rules.md §6.6 compare bots by it). The rank counts the dummy as the
+        # other player: 1 for a win or a draw (lower or equal total), 2 for a loss.
         margin = self.dummy_total - self.bot_total
         return Outcome((margin,), (1 if margin >= 0 else 2,))
 
 
 def new_bested_solo(players: int, options: SoloOptions, seed: int) -> SoloState:
     return SoloState(options, seed)
+
+
+def max_decisions(players: int, options: SoloOptions) -> int:
+    """The most decisions a `bested-solo` game can take (docs/rules.md §9.5): per round at
+    most 18 plays (two cards or more each, of 36) and as many `done`s, a dummy take and a
+    swap per dummy card, and a pass per two cards of the draw deck, plus the final one."""
+    total = 0
+    for round_ in range(1, options.rounds + 1):
+        dummy = DUMMY - (round_ - 1)
+        deck = len(DECK) - HAND - dummy
+        plays = len(DECK) // 2
+        passes = (deck + 1) // 2 + 1
+        total += 2 * plays + 2 * dummy + passes
+    return total

@@ -1,4 +1,4 @@
-"""Melds for `bested` and `bested-solo` (RULINGS 4-5): the four meld types, when a
+"""Melds for `bested` and `bested-solo` (docs/rules.md §5-§6): the meld types, when a
 meld is valid, its rank, when it beats another (the zeros rule included), and every
 meld a hand can make with its wilds.
 
@@ -6,7 +6,7 @@ A meld is its natural cards (card ids) plus the ranks its wilds are declared as.
 wild may stand for any rank 0-17 and any suit, so the only thing declared is its rank:
 suits never matter for beating, and in a run or gap every card takes the meld's suit.
 
-The melds offered use wilds sparingly (arena's ruling, README "bested"): a wild only
+The melds offered use wilds sparingly (arena's ruling, docs/rules.md §5.4): a wild only
 where no natural card of the hand could stand. Using a wild where a natural could stand
 leaves a different hand, so it is a legal play too, but it is reached by a follow-up
 *swap* (`swapped`): offering every such choice up front made lists of many thousand
@@ -24,7 +24,7 @@ from typing import Literal, NamedTuple
 from arena.games.cards import CardTable
 
 SUITS = "SHDC"  # spades, hearts, diamonds, clubs; 3-suit decks use S H D
-MAX_RANK = 17  # RULINGS 4: a wild is announced as any rank 0-17
+MAX_RANK = 17  # docs/rules.md §5.2: a wild is announced as any rank 0-17
 WILD_RANKS = range(MAX_RANK + 1)
 
 SINGLE, SET, RUN, GAP = range(4)
@@ -89,7 +89,7 @@ def deck_ids(ranks: Iterable[int], suits: str) -> tuple[int, ...]:
 def check(kind: int, naturals: Sequence[int], wilds: Sequence[int]) -> Meld | str:
     """The meld these cards make as `kind`, or the reason they make none.
 
-    `naturals` are card ids (distinct), `wilds` declared ranks 0-17 (RULINGS 4: a wild
+    `naturals` are card ids (distinct), `wilds` declared ranks 0-17 (docs/rules.md §5.2: a wild
     may copy any card, even one in the same meld)."""
     c = cards()
     size = len(naturals) + len(wilds)
@@ -124,7 +124,7 @@ def check(kind: int, naturals: Sequence[int], wilds: Sequence[int]) -> Meld | st
 
 
 def beats(new: Meld, old: Meld, zero_high: int | None) -> bool:
-    """RULINGS 4: same type, same size, strictly higher rank (a run or gap by its top).
+    """docs/rules.md §5.3: same type, same size, strictly higher rank (a run or gap by its top).
     With the zeros rule (`zero_high` = the deck's highest rank), a meld starting at 0
     also beats one of the same type and size whose top is exactly that rank."""
     if new.kind != old.kind or new.size != old.size:

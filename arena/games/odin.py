@@ -1,4 +1,4 @@
-"""The Odin family: `odin`, `odin-race` and `override-beta` (RULINGS sections 1-3).
+"""The Odin family: `odin`, `odin-race` and `override-beta` (docs/rules.md §2-§4).
 
 One engine serves all three: they share sets, values, the m or m+1 rule, the
 take-back and passing; they differ in deck, deal, scoring and game end.
@@ -219,7 +219,7 @@ def _odin_deck() -> _Deck:
 def _beta_deck() -> _Deck:
     cards = [(n, s) for n in range(1, 10) for s in SUITS] + [(0, WILD_SUIT)]
     table = CardTable.build(cards, SUITS)
-    # override-beta scoring: 1 point per card, the Cheat Code 5 (RULINGS 3).
+    # override-beta scoring: 1 point per card, the Cheat Code 5 (docs/rules.md §4.4).
     return _Deck(table, tuple(5 if s == WILD_SUIT else 1 for s in table.suits))
 
 
@@ -241,14 +241,14 @@ def _ids(deck: _Deck, suits: str, joker: bool) -> tuple[int, ...]:
 
 
 def _odin_rules(players: int, opts: OdinOptions) -> _Rules:
-    # RULINGS 1: with 2 players remove two whole colours unless full_deck=true.
+    # docs/rules.md §2.1: with 2 players remove two whole colours unless full_deck=true.
     colours = COLOURS[:4] if players == 2 and not opts.full_deck else COLOURS
     deck = _odin_deck()
     return _Rules(deck, _ids(deck, colours, False), 9, False, opts.target, opts.rounds)
 
 
 def _race_rules(players: int, opts: OdinRaceOptions) -> _Rules:
-    # RULINGS 2: four colours for 2 players; all cards dealt evenly, remainder aside.
+    # docs/rules.md §3.1: four colours for 2 players; all dealt evenly, remainder aside.
     colours = COLOURS[:4] if players == 2 else COLOURS
     deck = _odin_deck()
     cards = _ids(deck, colours, False)
@@ -289,7 +289,7 @@ class OdinState(GameState[OdinAction, OdinObservation]):
 
     # -- round and trick flow -----------------------------------------------
     def _start_round(self) -> None:
-        # RULINGS 1: reshuffle every card and deal again; the player to the left
+        # docs/rules.md §2.4: reshuffle every card and deal again; the player to the left
         # of the previous round's first player leads.
         self.round += 1
         self.round_leader = (self.round_leader + 1) % self.players
@@ -345,7 +345,7 @@ class OdinState(GameState[OdinAction, OdinObservation]):
 
     def _is_set(self, ids: tuple[int, ...]) -> bool:
         """One card, or cards sharing a number, or sharing a suit (the Cheat Code's suit is
-        wild, and its number 0 joins no same-number set: RULINGS 3)."""
+        wild, and its number 0 joins no same-number set: docs/rules.md §4.2)."""
         if len(ids) == 1:
             return True
         numbers, suits = self._numbers, self._suits
@@ -385,13 +385,13 @@ class OdinState(GameState[OdinAction, OdinObservation]):
             return [Take(deck.table.codes[c]) for c in self.beaten]
         singles = deck.singles
         if phase == LEAD:
-            # RULINGS 1.1: lead exactly one card, or the whole hand if it is one set.
+            # docs/rules.md §2.3: lead exactly one card, or the whole hand if it is one set.
             actions: list[OdinAction] = [singles[c] for c in sorted(hand, key=deck.single_key)]
             whole = tuple(hand)
             if len(whole) > 1 and self._is_set(whole):
                 actions.append(deck.play(whole))
             return actions
-        # RULINGS 1.2: exactly m or m+1 cards, strictly greater value.
+        # docs/rules.md §2.3: exactly m or m+1 cards, strictly greater value.
         m, mv = len(self.middle), self.middle_value
         groups = self._groups(hand)
         if m == 1:
@@ -471,7 +471,7 @@ class OdinState(GameState[OdinAction, OdinObservation]):
         self.passes = 0
         self._emit(Played(seat, canonical.cards))
         if not hand:
-            # RULINGS 1: the round ends as soon as a hand is empty; nothing is taken back.
+            # docs/rules.md §2.4: the round ends as soon as a hand is empty; no take-back.
             self.winner = seat
             self._end_round()
         elif len(beaten) > 1:
@@ -511,7 +511,7 @@ class OdinState(GameState[OdinAction, OdinObservation]):
         self._emit(Passed(seat))
         self.passes += 1
         if self.passes == self.players - 1:
-            # RULINGS 1.4: everyone else passed in a row; the last player to play leads.
+            # docs/rules.md §2.3: everyone else passed in a row; the last player to play leads.
             leader = self.middle_by
             assert leader is not None
             self._emit(TrickWon(leader))
@@ -544,10 +544,11 @@ class OdinState(GameState[OdinAction, OdinObservation]):
     def outcome(self) -> Outcome:
         self._require_terminal()
         if self.rules.race:
-            # RULINGS 2: the winner ranks 1, everyone else shares 2; cards left as scores.
+            # docs/rules.md §3.3: the winner ranks 1, everyone else shares 2; cards left as
+            # scores.
             scores = tuple(self._last_scores)
             return Outcome(scores, tuple(1 if s == self.winner else 2 for s in range(self.players)))
-        # RULINGS 1: lowest total wins, ties share.
+        # docs/rules.md §2.5: lowest total wins, ties share.
         return Outcome(tuple(self.totals), ranks_from_scores(self.totals, higher_is_better=False))
 
 
@@ -561,3 +562,43 @@ def new_odin_race(players: int, options: OdinRaceOptions, seed: int) -> OdinStat
 
 def new_override_beta(players: int, options: OverrideBetaOptions, seed: int) -> OdinState:
     return OdinState("override-beta", players, _beta_rules(players, options), seed)
+
+
+# --------------------------------------------------------------------------
+# The decision bound (docs/rules.md §9.2)
+
+
+def _max_rounds(players: int, rules: _Rules) -> int:
+    """The most rounds a game can last: every player but the one who went out keeps a card
+    worth a point or more, so the totals grow by `players - 1` a round at least."""
+    if rules.race:
+        return 1
+    if rules.rounds is not None:
+        return rules.rounds
+    return players * (rules.target - 1) // (players - 1) + 1
+
+
+def _max_decisions(players: int, rules: _Rules) -> int:
+    """The most decisions in a game: a round has at most B = n(h-1)+1 leads and plays of two
+    or more cards, each trick at most `chain` single-on-single plays, and passes and takes
+    between them, so at most B(n + (n-1)·chain) decisions (docs/rules.md §9.2)."""
+    n = players
+    numbers = [rules.deck.table.numbers[c] for c in rules.cards]
+    chain = max(numbers) - min(numbers)  # a middle single climbs one number a play at least
+    shrinking = n * (rules.hand_size - 1) + 1
+    return _max_rounds(n, rules) * shrinking * (n + (n - 1) * chain)
+
+
+def odin_max_decisions(players: int, options: OdinOptions) -> int:
+    """The most decisions an `odin` game can take (docs/rules.md §9.2)."""
+    return _max_decisions(players, _odin_rules(players, options))
+
+
+def odin_race_max_decisions(players: int, options: OdinRaceOptions) -> int:
+    """The most decisions an `odin-race` game can take (docs/rules.md §9.2)."""
+    return _max_decisions(players, _race_rules(players, options))
+
+
+def override_beta_max_decisions(players: int, options: OverrideBetaOptions) -> int:
+    """The most decisions an `override-beta` game can take (docs/rules.md §9.2)."""
+    return _max_decisions(players, _beta_rules(players, options))

@@ -1,4 +1,4 @@
-"""The Override board games: `override-classic` and `override-original` (RULINGS 6-7).
+"""The Override board games: `override-classic` and `override-original` (docs/rules.md §7-8).
 
 Red (seat 0, ♥ ♦) and black (seat 1, ♠ ♣) each draw from their own shuffled pile
 and place the card on an empty square or over a top card it beats; a whole line
@@ -17,7 +17,7 @@ from arena.games.base import GameState, IllegalAction, Outcome
 from arena.games.cards import CardTable
 
 SUITS = "SHDC"
-COLOUR_SUITS = ("HD", "SC")  # seat 0 is red, seat 1 is black (RULINGS 6)
+COLOUR_SUITS = ("HD", "SC")  # seat 0 is red, seat 1 is black (docs/rules.md §7.1)
 COLOUR_NAMES = ("red", "black")
 COLOUR_LETTERS = "RB"
 SIZE = 5  # the board, or the box the growing board must fit in
@@ -171,13 +171,12 @@ def card_table() -> CardTable:
 
 
 def beats(new: int, old: int) -> bool:
-    """Whether a card of number `new` may override one of number `old` (RULINGS 6)."""
+    """Whether a card of number `new` may override one of number `old` (docs/rules.md
+    §7.2): higher beats lower, and an A also beats a K, so A and K beat each other."""
     if new == old:
         return False  # equal ranks never beat
     if new == ACE and old == KING:
-        return True  # the one exception: A beats K
-    if new == KING and old == ACE:
-        return False  # arena's ruling: the exception swaps the pair, so K does not beat A
+        return True  # the one exception: A can override K (K still overrides A)
     return new > old
 
 
@@ -219,7 +218,7 @@ class OverrideState(GameState[Place, OverrideObservation]):
         self._table = table
         self._numbers = table.numbers
         self._colours = tuple(0 if s in COLOUR_SUITS[0] else 1 for s in table.suits)
-        # RULINGS 6: each colour's 26 cards shuffled into that seat's pile (top = last).
+        # docs/rules.md §7.1: each colour's 26 cards shuffled into its seat's pile (top = last).
         self.piles: list[list[int]] = []
         for suits in COLOUR_SUITS:
             pile = [i for i, s in enumerate(table.suits) if s in suits]
@@ -234,7 +233,7 @@ class OverrideState(GameState[Place, OverrideObservation]):
         self.winner: int | None = None
         self.rebuild()
         self._emit(Started([len(p) for p in self.piles], 0))
-        self._start_turn(0)  # RULINGS 6: seat 0 (red) moves first
+        self._start_turn(0)  # docs/rules.md §7.1: seat 0 (red) moves first
 
     def rebuild(self) -> None:
         """Recompute what is derived from the board and the drawn card: the box, the empty
@@ -286,7 +285,7 @@ class OverrideState(GameState[Place, OverrideObservation]):
                 frontier.add(near)
 
     def _in_window(self, square: Square) -> bool:
-        """Whether a card on `square` would keep every card inside a 5×5 box (RULINGS 7)."""
+        """Whether a card on `square` keeps every card inside a 5×5 box (docs/rules.md §8.1)."""
         top, left, bottom, right = self._window
         return top <= square[0] <= bottom and left <= square[1] <= right
 
@@ -303,7 +302,7 @@ class OverrideState(GameState[Place, OverrideObservation]):
             pile = self.piles[seat]
             if not pile:
                 # The seats alternate with equal piles, so the player to move runs out
-                # only once both piles are empty: RULINGS 6 calls that a draw.
+                # only once both piles are empty: a draw (docs/rules.md §7.4).
                 assert not any(self.piles), "one pile ran out before the other"
                 self.over = True
                 self.drawn = None
@@ -316,7 +315,7 @@ class OverrideState(GameState[Place, OverrideObservation]):
             self._set_legal()
             if self._legal:
                 return
-            # RULINGS 6: a card with no legal square is discarded and the turn passes.
+            # docs/rules.md §7.3: a card with no legal square is discarded; the turn passes.
             self.drawn = None
             self.discards.append(card)
             self._emit(Discarded(seat, self._table.codes[card]))
@@ -341,12 +340,12 @@ class OverrideState(GameState[Place, OverrideObservation]):
         return None if self._box is None else Box(*self._box)
 
     def _targets(self, card: int) -> list[Square]:
-        """Every legal square for `card`, by row then column (RULINGS 6 and 7): a square
-        whose top card it beats, or an empty one where a card may go."""
+        """Every legal square for `card`, by row then column (docs/rules.md §7.2, §8.1): a
+        square whose top card it beats, or an empty one where a card may go."""
         beaten = BEATS[self._numbers[card]]
         tops = self._tops
         if not self.growing:
-            # RULINGS 6: any empty square of the board.
+            # docs/rules.md §7.2: any empty square of the board.
             out = []
             for sq in CLASSIC_SQUARES:
                 top = tops.get(sq)
@@ -354,8 +353,8 @@ class OverrideState(GameState[Place, OverrideObservation]):
                     out.append(sq)
             return out
         if not tops:
-            return [(0, 0)]  # RULINGS 7: the first card goes at (0, 0)
-        # RULINGS 7: an empty square next to a card, keeping the cards in a 5×5 box.
+            return [(0, 0)]  # docs/rules.md §8.1: the first card goes at (0, 0)
+        # docs/rules.md §8.1: an empty square next to a card, keeping a 5×5 box.
         out = [sq for sq, top in tops.items() if beaten[top]]
         out.extend(self._frontier)
         out.sort()
@@ -376,8 +375,8 @@ class OverrideState(GameState[Place, OverrideObservation]):
             what = f"{codes[card]} does not override the {codes[stack[-1]]} on ({row}, {col})"
             if mine == top:
                 return f"{what}: equal ranks never beat"
-            if mine == KING and top == ACE:
-                return f"{what}: A beats K, but K does not beat A"
+            if mine == ACE and top != KING:
+                return f"{what}: an A overrides only a K"
             return f"{what}: {rank_name(mine)} is lower than {rank_name(top)}"
         if not self.growing:
             return f"({row}, {col}) is off the board: rows and columns are 0-{SIZE - 1}"
@@ -413,7 +412,7 @@ class OverrideState(GameState[Place, OverrideObservation]):
         else:
             covered = self._table.codes[stack[-1]]
             self._owned[self._colours[stack[-1]]].discard(square)
-            stack.append(card)  # RULINGS 6: covered cards stay in the stack
+            stack.append(card)  # docs/rules.md §7.2: covered cards stay in the stack
         self._tops[square] = self._numbers[card]
         self._owned[seat].add(square)
         self._cells[square] = self._cell(square)
@@ -421,7 +420,7 @@ class OverrideState(GameState[Place, OverrideObservation]):
         self._emit(Placed(seat, self._table.codes[card], *square, covered, len(stack)))
         line = self._line_through(square, seat)
         if line is not None:
-            # RULINGS 6: a whole line of your colour wins at once.
+            # docs/rules.md §7.4: a whole line of your colour wins at once.
             self.over = True
             self.winner = seat
             self._set_legal()
@@ -433,8 +432,8 @@ class OverrideState(GameState[Place, OverrideObservation]):
     def _line_through(self, square: Square, seat: int) -> list[tuple[int, int]] | None:
         """Five cells of `seat`'s colour in a row through `square`, if any. Only the
         square just played changed owner, so any new line passes through it. On the
-        fixed board this finds exactly its 12 lines (RULINGS 6); on the growing one any
-        row, column or diagonal (RULINGS 7; the 5×5 box allows no more than five)."""
+        fixed board this finds exactly its 12 lines (docs/rules.md §7.4); on the growing one
+        any row, column or diagonal (§8.2; the 5×5 box allows no more than five)."""
         owned = self._owned[seat]
         for dr, dc in DIRECTIONS:
             cells = [square]
@@ -468,7 +467,7 @@ class OverrideState(GameState[Place, OverrideObservation]):
 
     def outcome(self) -> Outcome:
         self._require_terminal()
-        # arena's ruling: a win scores 1, a loss 0, a draw 0.5 each.
+        # arena's ruling (docs/rules.md §7.5): a win scores 1, a loss 0, a draw 0.5 each.
         if self.winner is None:
             return Outcome((0.5, 0.5), (1, 1))
         scores = tuple(1 if s == self.winner else 0 for s in range(2))
@@ -513,3 +512,9 @@ def new_override_original(
     players: int, options: OverrideOriginalOptions, seed: int
 ) -> OverrideState:
     return OverrideState("override-original", True, seed)
+
+
+def max_decisions(players: int, options: OverrideClassicOptions | OverrideOriginalOptions) -> int:
+    """The most decisions a game can take (docs/rules.md §9.3): each places a drawn card,
+    and each of the 52 cards is drawn at most once."""
+    return len(card_table())

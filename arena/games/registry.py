@@ -89,6 +89,10 @@ class Ruleset:
     options_type: type[msgspec.Struct]
     state_type: type[GameState[Any, Any]]
     factory: Callable[[int, Any, int], GameState[Any, Any]]
+    #: `max_decisions(players, options)`: the most decisions (applied actions) a game with
+    #: these players and typed options (as `options()` returns them) can take. A proven
+    #: upper bound (docs/rules.md §9), so a game that passes it has broken rules.
+    max_decisions: Callable[[int, Any], int]
 
     @property
     def action_type(self) -> Any:

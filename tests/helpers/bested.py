@@ -1,9 +1,9 @@
 """Helpers for the bested and bested-solo tests: scripted positions, an independent
 reference for melds and beating, random play, and an invariant checker.
 
-The reference code works on card codes ("7H", "0S") and brute-forces what RULINGS 4-5
-allow, without the engine's enumeration, so that a mistake in one cannot hide behind
-the same mistake in the other.
+The reference code works on card codes ("7H", "0S") and brute-forces what
+docs/rules.md §5-§6 allow, without the engine's enumeration, so that a mistake in one
+cannot hide behind the same mistake in the other.
 """
 
 from __future__ import annotations
@@ -26,10 +26,14 @@ from arena.games.bested import (
     Give,
     Pass,
     Play,
+    Played,
     RoundOver,
+    RoundStarted,
     ShedOut,
     Swap,
     TakeWild,
+    TookWild,
+    TrickStarted,
 )
 from arena.games.bested_solo import SoloState, TakeDummy
 from arena.games.melds import card_table
@@ -47,7 +51,7 @@ HIGH = {2: 12, 3: 15, 4: 15, 5: 17, 6: 17}
 
 
 def deck_codes(players: int, zeros: bool = False) -> set[str]:
-    """The cards of a bested deck, written out from RULINGS 4 (not from the engine)."""
+    """The cards of a bested deck, written out from docs/rules.md §5.1 (not the engine)."""
     low, high, suits = {
         2: (1, 12, "SHD"),
         3: (1, 15, "SHD"),
@@ -76,7 +80,7 @@ def suit(code: str) -> str:
 
 
 def ref_meld(kind: str, cards: Sequence[str], wilds: Sequence[int]) -> tuple[int, int] | None:
-    """(top, low) of the meld, or None when the cards make no such meld (RULINGS 4)."""
+    """(top, low) of the meld, or None when the cards make no such meld (docs/rules.md §5.3)."""
     ranks = [rank(c) for c in cards] + list(wilds)
     if not ranks or len(set(cards)) != len(cards) or any(not 0 <= r <= 17 for r in wilds):
         return None
@@ -418,12 +422,23 @@ class Checker:
         self.pos = 0
         self.totals = [0] * self.n
         self.rounds: list[RoundOver] = []
+        self.took: set[str] = set()  # cards taken as wilds this round, from the events
+        self.trick: list[str] = []  # the cards played this trick, wilds by printed card
         self.check()
 
     def check(self) -> None:
         st = self.state
         for ev in st.events_for(0, self.pos):
-            if isinstance(ev, ShedOut):
+            if isinstance(ev, RoundStarted):
+                self.took, self.trick = set(), []
+            elif isinstance(ev, TrickStarted):
+                self.trick = []
+            elif isinstance(ev, Played):
+                self.trick += [*ev.cards, *ev.wild_cards]
+            elif isinstance(ev, TookWild):
+                assert ev.card in self.trick and ev.card not in self.took
+                self.took.add(ev.card)
+            elif isinstance(ev, ShedOut):
                 self.totals[ev.seat] += ev.points
                 for p in ev.payouts:
                     self.totals[p.owner] += p.points
@@ -452,7 +467,7 @@ class Checker:
         assert len(seen) == len(set(seen)), "a card is in two places"
         assert set(seen) <= self.deck
         assert len(seen) + st.undealt == len(self.deck)
-        # RULINGS 4: with k players holding cards there are k - 1 Pass Cards in the round.
+        # docs/rules.md §5.1: with k players holding cards there are k - 1 Pass Cards.
         holders = st.holders()
         assert len(holders) >= 2
         assert pass_cards_in_round(st) == len(holders) - 1
@@ -473,6 +488,8 @@ class Checker:
             assert obs.to_act == seat and obs.totals == self.totals
             assert obs.hand_sizes == [st.size(x) for x in range(self.n)]
             assert obs.hand == codes(st.hands[s]) and obs.wilds == codes(st.wilds[s])
+            # docs/rules.md §5.6: a card played this trick, not taken as a wild this round.
+            assert obs.takeable == [c for c in self.trick if c not in self.took]
             # The pending meld and the swap step are the deciding seat's alone.
             mine = st.pending is not None and s == seat
             assert (obs.pending is not None) == mine

@@ -2,7 +2,7 @@
 for sets, values and legal plays, random play, and an event-driven invariant checker.
 
 The reference code here deliberately does not reuse the engine's helpers: it works on
-card codes ("7R", "0*") and brute-forces what the rules (RULINGS 1-3) allow, so that a
+card codes ("7R", "0*") and brute-forces what the rules (docs/rules.md §2-§4) allow, so that a
 mistake in the engine cannot hide behind the same mistake in the test.
 """
 
@@ -64,7 +64,7 @@ def suit(code: str) -> str:
 
 
 def weight(code: str) -> int:
-    """Points for a card left in hand: 1, the Cheat Code 5 (RULINGS 3)."""
+    """Points for a card left in hand: 1, the Cheat Code 5 (docs/rules.md §4.4)."""
     return 5 if code == CHEAT else 1
 
 
@@ -297,7 +297,7 @@ class Checker:
             if self.rounds:
                 assert self.round_overs and self.round_overs[-1].round == ev.round - 1
                 assert not self.round_overs[-1].game_over
-            # RULINGS 1: round r is led by seat (r - 1) mod n (seat 0 first, then leftwards).
+            # docs/rules.md §2.4: round r is led by seat (r - 1) mod n (seat 0 first, then left).
             assert ev.leader == (ev.round - 1) % n
             size = self.state.rules.hand_size
             assert ev.hand_sizes == [size] * n
@@ -422,7 +422,7 @@ class Checker:
 
 
 def check_outcome(state: OdinState, checker: Checker) -> Outcome:
-    """The outcome agrees with the scores (RULINGS 1-3 standings)."""
+    """The outcome agrees with the scores (docs/rules.md §2.5, §3.3, §4.4)."""
     out = state.outcome()
     n = state.players
     if state.rules.race:

@@ -40,13 +40,12 @@ def number(code: str) -> int:
 
 
 def beats(new: int, old: int) -> bool:
-    """A < 2 < ... < K, A beats K, K does not beat A, equal never beats."""
+    """A < 2 < ... < K, and an A also beats a K (so A and K beat each other); equal never
+    beats (docs/rules.md §7.2)."""
     if new == old:
         return False
     if (new, old) == (ACE, KING):
         return True
-    if (new, old) == (KING, ACE):
-        return False
     return new > old
 
 
