@@ -1,9 +1,13 @@
-"""`arena check-bot`: play a bot through games against random opponents, report every problem,
-and, for a bot in the sandbox, whether the sandbox is the cause and what the bot tried to reach.
+"""`arena check-bot`: play a bot through games against random opponents, in every seat, report
+every problem, and, for a bot in the sandbox, whether the sandbox is the cause, what the bot
+tried to reach and (arena running as root) which of its files the sandbox's user cannot read.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import stat
 from collections.abc import Callable, Sequence
 
 import msgspec
@@ -13,7 +17,7 @@ from arena.games import Ruleset
 from arena.local import LocalBot, random_decider
 from arena.records import Fault, GameRecord, Move
 from arena.referee import Connection, RefereeConfig, play_game
-from arena.sandbox import reached
+from arena.sandbox import SYSTEM, executable, reached, within
 
 HINTS = {
     "startup": "start quickly, read the hello line and answer "
@@ -38,6 +42,11 @@ class Problem(msgspec.Struct, frozen=True):
     fault: Fault
     stderr: str
 
+    @property
+    def seat(self) -> int:
+        """The seat the checked bot played in that game."""
+        return self.fault.seat
+
 
 class CheckReport(msgspec.Struct):
     """What check-bot found: games and decisions played, the longest decision (faulted ones
@@ -51,6 +60,8 @@ class CheckReport(msgspec.Struct):
     sandboxed: bool = False  # whether the bot ran inside the sandbox
     outside_ok: bool | None = None  # with problems in the sandbox: fine without it?
     reached: list[str] = msgspec.field(default_factory=list)  # what the sandbox kept from it
+    # arena as root, problems in the sandbox: its files the throwaway user cannot read
+    unreadable: list[str] = msgspec.field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -89,24 +100,32 @@ async def _game(
     return record, any(p.sandboxed for p in started)
 
 
+def games_per_count(games: int, players: int) -> int:
+    """Games played per ruleset and player count: `games`, but at least one per seat."""
+    return max(games, players)
+
+
 async def check_bot(
     spec: BotSpec,
     rulesets: Sequence[Ruleset],
     *,
     games: int = 2,
     config: RefereeConfig | None = None,
-    on_game: Callable[[GameRecord], None] | None = None,
+    on_game: Callable[[GameRecord, int], None] | None = None,
 ) -> CheckReport:
-    """Play `spec` in every seat position over `games` games per ruleset and player count.
+    """Play `spec` with the fewest and the most players of each ruleset, in every seat:
+    `games_per_count` games each, game g in seat g mod players. `on_game` hears of each
+    game and the bot's seat in it.
 
     If it has problems inside the sandbox, the first such game is played again without the
     sandbox (to tell whether the sandbox is the cause), and its error output is searched
-    for what it tried to reach that the sandbox keeps from it."""
+    for what it tried to reach that the sandbox keeps from it; when arena runs as root, its
+    files that others may not read are listed too (the sandbox runs it as another user)."""
     report = CheckReport()
     for ruleset in rulesets:
         counts = sorted({ruleset.min_players, ruleset.max_players})
         for players in counts:
-            for g in range(games):
+            for g in range(games_per_count(games, players)):
                 seat = g % players
                 seed = 1000 * players + g
                 record, sandboxed = await _game(spec, ruleset.id, players, seat, seed, config)
@@ -122,7 +141,7 @@ async def check_bot(
                         problem = Problem(ruleset.id, players, seed, fault, record.stderr[seat])
                         report.problems.append(problem)
                 if on_game is not None:
-                    on_game(record)
+                    on_game(record, seat)
     if report.sandboxed and report.problems:
         first = report.problems[0]
         plain = msgspec.structs.replace(spec, sandbox=None)
@@ -135,4 +154,70 @@ async def check_bot(
             for item in reached(p.stderr, argv, cwd=spec.cwd, folder=spec.folder):
                 if item not in report.reached:
                     report.reached.append(item)
+        if os.geteuid() == 0:
+            report.unreadable = unreadable_files(argv, cwd=spec.cwd, folder=spec.folder)
     return report
+
+
+MAX_LISTED = 20  # unreadable files named, at most
+
+
+def _mode_problem(path: str, st: os.stat_result, program: bool) -> str | None:
+    """What another user (neither owner nor group) may not do with this file or folder that a
+    bot needs: read a file, run its program (or any file its owner may run), list and
+    enter a folder; None if nothing."""
+    mode = stat.S_IMODE(st.st_mode)
+    if stat.S_ISDIR(st.st_mode):
+        if mode & (stat.S_IROTH | stat.S_IXOTH) != stat.S_IROTH | stat.S_IXOTH:
+            return f"{path}/ (mode {mode:04o}: others cannot list or enter it)"
+        return None
+    if not mode & stat.S_IROTH:
+        return f"{path} (mode {mode:04o}: others cannot read it)"
+    if (program or mode & stat.S_IXUSR) and not mode & stat.S_IXOTH:
+        return f"{path} (mode {mode:04o}: others cannot run it)"
+    return None
+
+
+def unreadable_files(
+    argv: Sequence[str], *, cwd: str | None, folder: str | None = None
+) -> list[str]:
+    """The bot's files that a throwaway unprivileged user (what a sandboxed bot runs as when
+    arena is root) may not use, each with why: its folder and everything in it, and the
+    command's program when it lies outside the folder and the system. At most MAX_LISTED,
+    then how many more."""
+    cwd = os.path.abspath(cwd or os.getcwd())
+    exe = executable(argv[0], cwd) if argv else None
+    found = _walk_modes(folder, exe) if folder is not None else []
+    if (
+        exe is not None
+        and not (folder and within(exe, folder))
+        and not any(within(exe, d) for d in SYSTEM)
+    ):
+        with contextlib.suppress(OSError):
+            if (why := _mode_problem(exe, os.stat(exe), True)) is not None:
+                found.append(why)
+    if len(found) > MAX_LISTED:
+        found = [*found[:MAX_LISTED], f"... and {len(found) - MAX_LISTED} more"]
+    return found
+
+
+def _walk_modes(folder: str, exe: str | None) -> list[str]:
+    """`_mode_problem` of `folder` and of everything in it, in name order, not looking into a
+    folder others cannot enter (symbolic links are left out: their targets count)."""
+    found: list[str] = []
+    pending = [folder]
+    while pending:
+        path = pending.pop()
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        if stat.S_ISLNK(st.st_mode):
+            continue
+        if (why := _mode_problem(path, st, path == exe)) is not None:
+            found.append(why)
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            with contextlib.suppress(OSError):
+                pending += [os.path.join(path, e) for e in sorted(os.listdir(path), reverse=True)]
+    return found

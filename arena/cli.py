@@ -14,7 +14,14 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from arena.bot import BotSpec, BotSpecError, load_bot
+from arena.bot import (
+    BotSpec,
+    BotSpecError,
+    BuildError,
+    build_bot,
+    load_bot,
+    show_command,
+)
 from arena.capacity import raise_fd_limit
 from arena.check import HINTS, CheckReport, check_bot
 from arena.config import ConfigError, load_tournament
@@ -121,11 +128,51 @@ def _stopped(exc: BaseException, saved: Callable[[], str] | None) -> typer.Exit:
     )
 
 
-def load_bots(texts: list[str]) -> list[BotSpec]:
+def load_bots(texts: list[str], ruleset: str | None = None) -> list[BotSpec]:
+    """Bots named on the command line, refused (exit 2) when one cannot be loaded or, given
+    `ruleset`, does not play it; then built (`build`)."""
     try:
-        return [load_bot(t) for t in texts]
+        specs = [load_bot(t) for t in texts]
     except BotSpecError as exc:
         raise fail(str(exc)) from None
+    if ruleset is not None:
+        refuse_rulesets(specs, ruleset)
+    return build(specs)
+
+
+def refuse_rulesets(specs: list[BotSpec], ruleset: str) -> None:
+    """Stop (exit 2) before any game when a bot's bot.toml lists rulesets without `ruleset`
+    (or when there is no such ruleset)."""
+    try:
+        get_ruleset(ruleset)
+    except GameConfigError as exc:
+        raise fail(str(exc)) from None
+    for spec in specs:
+        if (why := spec.refusal(ruleset)) is not None:
+            raise fail(why)
+
+
+def build(specs: list[BotSpec]) -> list[BotSpec]:
+    """Each bot with its build step run if its folder changed since its last build (see
+    `arena.bot.build_bot`); a failed build stops the command (exit 2) with its output."""
+
+    def building(spec: BotSpec) -> None:
+        assert spec.build is not None
+        say(f"building {spec.name}: {show_command(spec.build)} (in {spec.folder})")
+
+    out: list[BotSpec] = []
+    for spec in specs:
+        try:
+            out.append(build_bot(spec, building))
+        except BuildError as exc:
+            say(("error:", "red"), " ", str(exc))
+            if exc.output:
+                tail = exc.output.replace("\n", "\n    ")
+                say(f"  its output, last lines:\n    {tail}", lines=True)
+            raise typer.Exit(2) from None
+        except BotSpecError as exc:
+            raise fail(str(exc)) from None
+    return out
 
 
 def referee_config(
@@ -340,6 +387,8 @@ def show_record(record: GameRecord, *, stderr: bool = False) -> None:
             shown(", ".join(kinds) or "-"),
         )
     console.print(table)
+    if record.error is not None:
+        say(("referee error", "red"), f": {record.error}; the game has no result")
     for f in record.faults:
         say((f.kind, "red"), f" {fault_place(f)}: ", f.sentence())
         if stderr:
@@ -368,7 +417,8 @@ def play(
     allow_mixed_sandbox: AllowMixed = False,
 ) -> None:
     """Play one game between bots and show it move by move."""
-    specs = with_sandbox(load_bots(bots), sandbox, limit, allow_mixed=allow_mixed_sandbox)
+    specs = load_bots(bots, ruleset)
+    specs = with_sandbox(specs, sandbox, limit, allow_mixed=allow_mixed_sandbox)
     config = referee_config(move_time, startup_time, bank, increment)
     if record is not None:  # no bot may read earlier records
         config = msgspec.structs.replace(config, private=(str(record.resolve()),))
@@ -433,25 +483,47 @@ def replay_cmd(
 def check_bot_cmd(
     bot: Annotated[str, typer.Argument(help="a bot folder (with bot.toml) or a command line")],
     ruleset: Annotated[
-        list[str] | None, typer.Option("--ruleset", "-r", help="ruleset(s) to check (default: all)")
+        list[str] | None,
+        typer.Option(
+            "--ruleset",
+            "-r",
+            help="ruleset(s) to check (default: those its bot.toml lists, else all)",
+        ),
     ] = None,
-    games: Annotated[int, typer.Option(help="games per ruleset and player count")] = 2,
+    games: Annotated[
+        int,
+        typer.Option(
+            help="games per ruleset and player count, at least one per seat (seats rotate)"
+        ),
+    ] = 2,
     move_time: MoveTime = 1.0,
     startup_time: StartupTime = 10.0,
     sandbox: SandboxMode = None,
     limit: Limit = None,
 ) -> None:
-    """Play a bot against random opponents and report every protocol problem, and whether it
-    works inside the sandbox."""
+    """Play a bot against random opponents, in every seat, and report every protocol problem,
+    and whether it works inside the sandbox."""
     spec = with_sandbox(load_bots([bot]), sandbox, limit)[0]
     try:
-        rulesets = [get_ruleset(r) for r in ruleset] if ruleset else all_rulesets()
+        if ruleset:
+            rulesets = [get_ruleset(r) for r in ruleset]
+        elif spec.rulesets is not None:
+            rulesets = [get_ruleset(r) for r in spec.rulesets]
+        else:
+            rulesets = all_rulesets()
     except GameConfigError as exc:
         raise fail(str(exc)) from None
+    unlisted = [r.id for r in rulesets if spec.refusal(r.id) is not None]
+    if unlisted and spec.rulesets is not None:
+        say(
+            ("note:", "yellow"),
+            f" {spec.name} lists rulesets = [{', '.join(spec.rulesets)}]; checking "
+            f"{', '.join(unlisted)} as asked (tournaments, play and sprt refuse it there)",
+        )
     config = referee_config(move_time, startup_time, 0.0, 0.0)
 
-    def progress(rec: GameRecord) -> None:
-        say(f"  {rec.ruleset} with {rec.players} players, seed {rec.seed}: done")
+    def progress(rec: GameRecord, seat: int) -> None:
+        say(f"  {rec.ruleset} with {rec.players} players, seat {seat}, seed {rec.seed}: done")
 
     report = run_trio(
         lambda: check_bot(spec, rulesets, games=games, config=config, on_game=progress)
@@ -469,7 +541,8 @@ def check_bot_cmd(
         f = p.fault
         say(
             (f.kind, "red"),
-            f" in {p.ruleset} ({p.players} players, seed {p.seed}) {fault_place(f)}: ",
+            f" in {p.ruleset} ({p.players} players, seat {p.seat}, seed {p.seed}) "
+            f"{fault_place(f)}: ",
             f.sentence(),
         )
         say(f"  hint: {HINTS[f.kind]}")
@@ -497,11 +570,22 @@ def show_sandbox_verdict(spec: BotSpec, report: CheckReport) -> None:
             "its problems below are not the sandbox's: it fails without it as well",
             highlight=False,
         )
-    if report.reached:
-        console.print("it tried to reach (from its error output):", highlight=False)
-        for item in report.reached:
+    if report.unreadable:
+        folder = spec.folder or "its folder"
+        say(
+            "inside the sandbox it runs as a throwaway unprivileged user (arena runs as root), "
+            "who cannot use:"
+        )
+        for item in report.unreadable:
             say(f"  {item}")
-    elif report.outside_ok:
+        say(f"  make them readable by all: chmod -R a+rX {folder}")
+    named = {item.split(" (")[0].rstrip("/") for item in report.unreadable}
+    reached = [item for item in report.reached if item.split(" (")[0] not in named]
+    if reached:
+        console.print("it tried to reach (from its error output):", highlight=False)
+        for item in reached:
+            say(f"  {item}")
+    elif report.outside_ok and not report.unreadable:
         console.print(
             "its error output names nothing the sandbox hides; see its stderr below. Inside, "
             "it sees only the system, its own folder and the files its command names "
@@ -558,6 +642,7 @@ def tournament(
     """Run a tournament; running it again resumes where it stopped."""
     try:
         t = load_tournament(file)
+        t = msgspec.structs.replace(t, bots=build(t.bots))
         mixed = allow_mixed_sandbox or t.config.allow_mixed_sandbox
         t = msgspec.structs.replace(t, bots=sandboxed(t.bots, sandbox, allow_mixed=mixed))
         if jobs is not None:
@@ -657,7 +742,8 @@ def sprt(
     allow_mixed_sandbox: AllowMixed = False,
 ) -> None:
     """Play paired deals between two bots until an SPRT accepts H0 or H1 (as fishtest)."""
-    a, b = with_sandbox(load_bots([bot_a, bot_b]), sandbox, limit, allow_mixed=allow_mixed_sandbox)
+    pair = load_bots([bot_a, bot_b], ruleset)
+    a, b = with_sandbox(pair, sandbox, limit, allow_mixed=allow_mixed_sandbox)
     try:
         rs = get_ruleset(ruleset)
         rs.check_players(2)

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta
 
-from arena.bot import BotSpec, BotSpecError, load_bot
+from arena.bot import BotSpec, BotSpecError, load_bot, resolve_command
 from arena.games import GameConfigError, get_ruleset
 from arena.referee import RefereeConfig
 from arena.sandbox import Mode, SandboxConfig, SandboxOverride, settings
@@ -110,7 +110,7 @@ def _bot(entry: BotEntry, base: Path, index: int, sandbox: SandboxConfig) -> Bot
             raise ConfigError(f"{where}: {exc}") from None
         name = entry.name or spec.name
         env = {**spec.env, **entry.env}
-        return BotSpec(name, spec.command, spec.cwd, env, folder=spec.folder, sandbox=sandbox)
+        return msgspec.structs.replace(spec, name=name, env=env, sandbox=sandbox)
     assert entry.command is not None
     command = shlex.split(entry.command) if isinstance(entry.command, str) else entry.command
     if not command:
@@ -121,6 +121,11 @@ def _bot(entry: BotEntry, base: Path, index: int, sandbox: SandboxConfig) -> Bot
     exe = command[0]
     if exe != "{python}" and shutil.which(exe) is None and not (cwd / exe).is_file():
         raise ConfigError(f"{where}: {exe!r} was not found (cwd {cwd})")
+    if exe != "{python}":  # a bare name is the file in cwd when there is one (as a folder's)
+        try:
+            command = resolve_command(list(command), str(cwd), entry.env, where=where)
+        except BotSpecError as exc:
+            raise ConfigError(str(exc)) from None
     # Default name: the program's file, e.g. "bot" for ["{python}", "bot.py", "--fast"].
     words = [w for w in command[1:] if not w.startswith("-")] or [command[0]]
     name = entry.name or Path(words[0]).stem
@@ -159,6 +164,9 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
         ]
     except ConfigError as exc:
         raise ConfigError(f"{file}: {exc}") from None
+    for i, bot in enumerate(bots):
+        if (why := bot.refusal(config.ruleset)) is not None:
+            raise ConfigError(f"{file}: bots[{i}]: {why}")
     names = [b.name for b in bots]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:

@@ -241,8 +241,8 @@ class _Game:
             observation=state.observation(seat),
             actions=legal,
             events=events,
-            time_ms=allowance,
-            bank_ms=self.bank[seat],
+            time_ms=max(0, math.floor(allowance)),  # whole ms, as every clock field
+            bank_ms=max(0, math.floor(self.bank[seat])),
         )
         line = encode_line(request)
         start = self.asked_at = trio.current_time()  # the bot's time runs from here

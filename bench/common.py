@@ -28,7 +28,7 @@ def sample_line() -> bytes:
         observation=state.observation(seat),
         actions=state.legal_actions(),
         events=state.events_for(seat),
-        time_ms=1000.0,
-        bank_ms=0.0,
+        time_ms=1000,
+        bank_ms=0,
     )
     return encode_line(request)

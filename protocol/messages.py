@@ -52,8 +52,8 @@ class Request(Struct, Generic[Obs, A, Ev], tag="act", frozen=True):
     observation: Obs
     actions: list[A]
     events: list[Ev]
-    time_ms: float
-    bank_ms: float
+    time_ms: int  # milliseconds for this decision (whole, rounded down), bank included
+    bank_ms: int  # what is left of the bank (whole milliseconds, rounded down)
 
 
 class GameOver(Struct, Generic[Ev], tag="game_over", frozen=True):

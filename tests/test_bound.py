@@ -79,3 +79,19 @@ async def test_a_tournament_journals_such_games_and_finishes(tight: None, tmp_pa
         assert len(folder.records()) == 4  # journaled: a resume does not play them again
     assert all(r.error is not None and r.faults == [] for r in records)
     assert leaderboard(records, ["a", "b"]).unrated == 4
+
+
+def test_arena_play_says_the_game_had_no_result(tight: None, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+
+    bot = str(Path(__file__).resolve().parents[1] / "examples" / "bots" / "random-py")
+    record = tmp_path / "games.jsonl"
+    result = CliRunner().invoke(
+        app, ["play", "odin-race", bot, bot, "-q", "--sandbox", "off", "--record", str(record)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "referee error" in result.output and "has no result" in result.output
+    replayed = CliRunner().invoke(app, ["replay", str(record), "-q"])
+    assert replayed.exit_code == 0 and "reproduced exactly" in replayed.output

@@ -106,8 +106,10 @@ def test_check_bot_explains_a_bot_writing_markup_and_escapes(tmp_path: Path) -> 
     result = invoke("check-bot", evil_bot(tmp_path, "answer"), "-r", "odin-race", "--games", "1")
     assert result.exit_code == 1, result.output
     assert_plain(result)
-    assert f"{SHOWN_NAME}: 2 games, 2 decisions, slowest " in result.output
-    problem = f"schema in odin-race (2 players, seed 2000) at decision 0: {SHOWN_NAME} sent '"
+    assert f"{SHOWN_NAME}: 8 games, 8 decisions, slowest " in result.output  # every seat
+    problem = (
+        f"schema in odin-race (2 players, seat 0, seed 2000) at decision 0: {SHOWN_NAME} sent '"
+    )
     assert problem in result.output
     assert "its stderr, last lines:\n    [/] stderr \\x1b[31mred" in result.output
 
@@ -126,7 +128,7 @@ def test_check_bot_counts_a_timed_out_decision_and_its_time() -> None:
     """The bot sleeps far past its 500 ms: the decision counts, as the 500 ms it had and the
     500 ms waited for a late answer."""
     bot = f"{sys.executable} {BOTS / 'slow_bot.py'} 2.0"
-    args = ["-r", "odin-race", "--games", "1", "--move-time", "0.5", "--sandbox", "off"]
+    args = ["-r", "override-classic", "--games", "1", "--move-time", "0.5", "--sandbox", "off"]
     result = invoke("check-bot", bot, *args)
     assert result.exit_code == 1, result.output
     games, decisions, slowest, faulted = summary(result.output)
@@ -140,16 +142,16 @@ def test_check_bot_counts_the_decisions_of_a_bot_that_always_faults() -> None:
     result = invoke("check-bot", bot, "-r", "odin", "--games", "2", "--sandbox", "off")
     assert result.exit_code == 1, result.output
     games, decisions, slowest, faulted = summary(result.output)
-    assert (games, decisions, faulted) == (4, 4, True)  # 2 and 6 players, 2 games each
+    assert (games, decisions, faulted) == (8, 8, True)  # 2 and 6 players, a game per seat
     assert 0 < slowest < 1000
-    assert result.output.count("garbage_bot sent 'this is {not JSON', which is not JSON") == 4
+    assert result.output.count("garbage_bot sent 'this is {not JSON', which is not JSON") == 8
 
 
 def test_check_bot_counts_a_good_bots_decisions() -> None:
     result = invoke("check-bot", RANDOM, "-r", "odin-race", "--games", "1", "--sandbox", "off")
     assert result.exit_code == 0, result.output
     games, decisions, _, faulted = summary(result.output)
-    assert games == 2 and decisions > 2 and not faulted
+    assert games == 8 and decisions > 8 and not faulted
 
 
 # -- mixing sandboxed and unsandboxed bots ------------------------------------------------------
