@@ -1,3 +1,3 @@
-from arena.cli import app
+from arena.cli.app import app
 
 app(prog_name="arena")

@@ -3,7 +3,7 @@
 Run it with `bash bench/run referee`. One trivial Python bot (it always answers index 0,
 through `protocol.bot`) is measured three ways, in pairs, in the same run:
 
-- referee: a whole game of `odin` through `arena.referee.play_game`, two seats of the same
+- referee: a whole game of `odin` through `arena.referee.game.play_game`, two seats of the same
   bot, timed from the first decision to the last (start-up and shut-down excluded);
 - raw: right after it, as many round trips of the same `act` line to the same bot over a
   pipe, in a plain blocking loop: the least any referee could spend per decision;
@@ -30,9 +30,9 @@ from typing import Any
 import trio
 from common import BOT_SOURCE, HELLO, sample_line
 
-from arena.bot import BotSpec
 from arena.games import GameState
-from arena.referee import play_game
+from arena.referee.bot import BotSpec
+from arena.referee.game import play_game
 
 GOAL_RATIO = 2.0
 

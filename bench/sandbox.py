@@ -3,11 +3,11 @@
 Run it with `bash bench/run sandbox`. One trivial Python bot (it always answers index 0,
 through `protocol.bot`) is measured with and without the sandbox, in pairs, in the same run:
 
-- start: spawn the bot, send hello and read its ready, through `arena.bot.BotProcess` (the
+- start: spawn the bot, send hello and read its ready, through `arena.referee.bot.BotProcess` (the
   referee's own path: for the sandbox, building the bwrap command line, bwrap, the shell that
   moves the bot's streams into place, setpriv when root, prlimit, then the interpreter);
   then it is killed and reaped, untimed;
-- decision: a whole game of `odin` (2 seats, the same bot) through `arena.referee.play_game`,
+- decision: a whole game of `odin` (2 seats, the same bot) through `arena.referee.game.play_game`,
   timed from the first decision to the last (start-up and shut-down excluded), per decision;
 - round trip: one typical `act` line to the bot and its answer over plain blocking pipes,
   with the benchmark and both bots pinned to one core. On two cores a round trip costs about
@@ -37,10 +37,10 @@ import msgspec
 import trio
 from common import BOT_SOURCE, HELLO, sample_line
 
-from arena.bot import BotProcess, BotSpec
 from arena.games import GameState
-from arena.referee import play_game
-from arena.sandbox import SandboxConfig, sandbox_problem, wrap
+from arena.referee.bot import BotProcess, BotSpec
+from arena.referee.game import play_game
+from arena.referee.sandbox import SandboxConfig, sandbox_problem, wrap
 
 GOAL_START_MS = 20.0
 

@@ -18,9 +18,9 @@ from pathlib import Path
 import msgspec
 import trio
 
-from arena.config import load_tournament
-from arena.results import ResultsDir
-from arena.tournament import planned_total, run_tournament
+from arena.league.config import load_tournament
+from arena.league.results import ResultsDir
+from arena.league.tournament import planned_total, run_tournament
 
 BOTS = Path(__file__).resolve().parents[1] / "examples" / "bots"
 TEMPLATE = """

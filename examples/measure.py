@@ -3,7 +3,7 @@
     python examples/measure.py --games 200
     python examples/measure.py --games 200 --ruleset override-classic
 
-Every game is refereed by `arena.referee.play_game` between real bot processes.
+Every game is refereed by `arena.referee.game.play_game` between real bot processes.
 Seeds are paired: each deal (seed) is played once per seating, with the
 heuristic in every seat in turn, so no bot profits from a lucky deal or seat.
 One match per player count the ruleset allows among 2 and 3, `--games` games
@@ -32,10 +32,10 @@ from pathlib import Path
 
 import trio
 
-from arena.bot import BotSpec, load_bot
 from arena.games import get_ruleset
-from arena.records import GameRecord
-from arena.referee import play_game
+from arena.referee.bot import BotSpec, load_bot
+from arena.referee.game import play_game
+from arena.referee.records import GameRecord
 
 BOTS = Path(__file__).resolve().parent / "bots"
 Z = 1.96  # the 95% normal quantile

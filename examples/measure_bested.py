@@ -2,7 +2,7 @@
 
     python examples/measure_bested.py --games 120
 
-Every game is refereed by `arena.referee.play_game` between real bot processes.
+Every game is refereed by `arena.referee.game.play_game` between real bot processes.
 
 - bested, 2, 3, 4 and 6 players: seeds are paired, each deal is played once per seating
   with the heuristic in every seat in turn against random-py in the others. It prints
@@ -24,9 +24,9 @@ from pathlib import Path
 import trio
 from measure import mean_interval, wilson
 
-from arena.bot import BotSpec, load_bot
-from arena.records import GameRecord
-from arena.referee import play_game
+from arena.referee.bot import BotSpec, load_bot
+from arena.referee.game import play_game
+from arena.referee.records import GameRecord
 
 BOTS = Path(__file__).resolve().parent / "bots"
 

@@ -12,8 +12,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena.bot import load_bot
-from arena.check import check_bot
 from arena.games import IllegalAction, get_ruleset, new_game
 from arena.games import melds as M
 from arena.games.bested import (
@@ -38,7 +36,9 @@ from arena.games.bested import (
     TookWild,
     WildChosen,
 )
-from arena.referee import play_game
+from arena.referee.bot import load_bot
+from arena.referee.check import check_bot
+from arena.referee.game import play_game
 from tests.helpers.bested import (
     HIGH,
     VARIANTS,

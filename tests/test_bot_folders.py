@@ -18,14 +18,14 @@ import msgspec
 import pytest
 from typer.testing import CliRunner, Result
 
-from arena.bot import BUILD_STAMP, BotSpecError, BuildError, build_bot, load_bot
-from arena.check import check_bot, games_per_count, unreadable_files
-from arena.cli import app
-from arena.config import ConfigError, load_tournament
+from arena.cli.app import app
 from arena.games import all_rulesets, get_ruleset
-from arena.records import GameRecord, read_records
-from arena.referee import play_game
-from arena.sandbox import sandbox_problem
+from arena.league.config import ConfigError, load_tournament
+from arena.referee.bot import BUILD_STAMP, BotSpecError, BuildError, build_bot, load_bot
+from arena.referee.check import check_bot, games_per_count, unreadable_files
+from arena.referee.game import play_game
+from arena.referee.records import GameRecord, read_records
+from arena.referee.sandbox import sandbox_problem
 from protocol.messages import bot_decoder
 from tests.test_tournament import command_bot, path_bot, write_tournament
 

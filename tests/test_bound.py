@@ -11,14 +11,14 @@ from typing import Any
 import msgspec
 import pytest
 
-import arena.referee as referee_module
-import arena.replay as replay_module
-from arena.bot import BotSpec
+import arena.referee.game as referee_module
+import arena.referee.replay as replay_module
 from arena.games import get_ruleset
-from arena.leaderboard import leaderboard
-from arena.local import LocalBot, random_decider
-from arena.referee import play_game
-from arena.replay import ReplayError, replay
+from arena.league.leaderboard import leaderboard
+from arena.referee.bot import BotSpec
+from arena.referee.game import play_game
+from arena.referee.local import LocalBot, random_decider
+from arena.referee.replay import ReplayError, replay
 
 BOTS = Path(__file__).resolve().parent / "bots"
 RANDOM = BotSpec("random", [sys.executable, str(BOTS / "random_bot.py")])
@@ -67,9 +67,9 @@ async def test_a_record_that_claims_a_referee_error_falsely_does_not_replay(tigh
 
 
 async def test_a_tournament_journals_such_games_and_finishes(tight: None, tmp_path: Path) -> None:
-    from arena.config import load_tournament
-    from arena.results import ResultsDir
-    from arena.tournament import run_tournament
+    from arena.league.config import load_tournament
+    from arena.league.results import ResultsDir
+    from arena.league.tournament import run_tournament
     from tests.test_tournament import command_bot, write_tournament
 
     bots = [command_bot(n, "{python}", BOTS / "random_bot.py") for n in "ab"]
@@ -84,7 +84,7 @@ async def test_a_tournament_journals_such_games_and_finishes(tight: None, tmp_pa
 def test_arena_play_says_the_game_had_no_result(tight: None, tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from arena.cli import app
+    from arena.cli.app import app
 
     bot = str(Path(__file__).resolve().parents[1] / "examples" / "bots" / "random-py")
     record = tmp_path / "games.jsonl"

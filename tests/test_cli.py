@@ -9,8 +9,8 @@ from pathlib import Path
 import msgspec
 from typer.testing import CliRunner
 
-from arena.cli import app
-from arena.records import read_records
+from arena.cli.app import app
+from arena.referee.records import read_records
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "bots"
 RANDOM_PY = str(EXAMPLES / "random-py")

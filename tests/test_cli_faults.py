@@ -20,22 +20,23 @@ from pathlib import Path
 from rich.console import Console
 from typer.testing import CliRunner, Result
 
-from arena.bot import FaultKind
-from arena.check import HINTS
-from arena.cli import app
-from arena.display import plain, shown
-from arena.leaderboard import leaderboard
-from arena.local import play_local, random_decider
-from arena.records import read_records
-from arena.render import (
+from arena.cli.app import app
+from arena.cli.views import (
     LiveTournament,
     leaderboard_csv,
     leaderboard_json,
     leaderboard_table,
     pairs_table,
+    shown,
 )
-from arena.sandbox import sandbox_problem
-from arena.tournament import Progress
+from arena.league.leaderboard import leaderboard
+from arena.league.tournament import Progress
+from arena.referee.bot import FaultKind
+from arena.referee.check import HINTS
+from arena.referee.local import play_local, random_decider
+from arena.referee.records import read_records
+from arena.referee.sandbox import sandbox_problem
+from arena.referee.text import plain
 from tests.test_tournament import RANDOM, path_bot, write_tournament
 
 BOTS = Path(__file__).parent / "bots"

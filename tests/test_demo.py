@@ -7,7 +7,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from arena.cli import app
+from arena.cli.app import app
 
 DEMO = Path(__file__).resolve().parents[1] / "examples" / "tournament.toml"
 

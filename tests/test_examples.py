@@ -5,10 +5,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from arena.bot import load_bot
-from arena.check import check_bot
 from arena.games import all_rulesets, get_ruleset
-from arena.referee import play_game
+from arena.referee.bot import load_bot
+from arena.referee.check import check_bot
+from arena.referee.game import play_game
 
 BOTS = Path(__file__).resolve().parents[1] / "examples" / "bots"
 ODIN_FAMILY = ["odin", "odin-race", "override-beta"]

@@ -1,7 +1,7 @@
 """Golden playthroughs: fixed games whose every protocol line is stored under tests/golden/.
 
 Each game in GAMES is refereed by the real referee between in-process bots whose
-decisions are seeded (`arena.local.play_local`; even seats answer by index, odd
+decisions are seeded (`arena.referee.local.play_local`; even seats answer by index, odd
 seats by value with the cards listed in reverse). For every seat the golden file
 holds the exact lines that seat received and sent, in order, then the record's
 moves and result. The test plays each game again and compares line by line, so
@@ -19,7 +19,7 @@ After a deliberate change to the rules or the protocol, regenerate and review:
     git diff --stat tests/golden protocol/PROTOCOL.md
 
 That rewrites tests/golden/*.jsonl (deleting files of games no longer listed) and
-the transcript in protocol/PROTOCOL.md (as `python -m protocol.transcript --update`).
+the transcript in protocol/PROTOCOL.md (as `python -m arena.referee.transcript --update`).
 """
 
 from __future__ import annotations
@@ -34,10 +34,10 @@ import pytest
 import trio
 
 from arena.games import get_ruleset
-from arena.local import Decide, LocalBot, Sender, play_local, random_decider
-from arena.records import GameRecord
-from arena.replay import replay
-from protocol import transcript
+from arena.referee import transcript
+from arena.referee.local import Decide, LocalBot, Sender, play_local, random_decider
+from arena.referee.records import GameRecord
+from arena.referee.replay import replay
 from tests.helpers.messages import strings
 
 GOLDEN = Path(__file__).with_name("golden")
@@ -355,5 +355,5 @@ def test_protocol_md_holds_the_current_transcript() -> None:
     document = transcript.PROTOCOL_MD.read_text()
     assert transcript.current_block(document) == transcript.block(), (
         "protocol/PROTOCOL.md's transcript is out of date: run "
-        "`python -m protocol.transcript --update` (or ARENA_UPDATE_GOLDEN=1) and review it"
+        "`python -m arena.referee.transcript --update` (or ARENA_UPDATE_GOLDEN=1) and review it"
     )

@@ -19,14 +19,14 @@ import trio
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from arena.bot import BotFault, BotSpec, FaultKind
-from arena.display import plain
 from arena.games import IllegalAction, get_ruleset, new_game
 from arena.games.odin import OdinState
-from arena.local import LocalBot, play_local, random_decider
-from arena.records import GameRecord, append_record, read_records
-from arena.referee import MAX_REASON, RefereeConfig, _Game, bounded, play_game
-from arena.replay import replay
+from arena.referee.bot import BotFault, BotSpec, FaultKind
+from arena.referee.game import MAX_REASON, RefereeConfig, _Game, bounded, play_game
+from arena.referee.local import LocalBot, play_local, random_decider
+from arena.referee.records import GameRecord, append_record, read_records
+from arena.referee.replay import replay
+from arena.referee.text import plain
 from protocol.messages import MAX_LINE_BYTES, Choice, Limits, Ready, bot_decoder
 
 BOTS = Path(__file__).parent / "bots"

@@ -20,8 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from arena.cli import app
-from arena.display import event_text, progress_lines
+from arena.cli.app import app
 from arena.games import GameConfigError, IllegalAction, get_ruleset, new_game
 from arena.games.override import (
     Discarded,
@@ -35,7 +34,8 @@ from arena.games.override import (
     Won,
     card_table,
 )
-from arena.records import read_records
+from arena.games.text import event_text, progress_lines
+from arena.referee.records import read_records
 
 RULESETS = ["override-classic", "override-original"]
 RED, BLACK = "HD", "SC"

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from arena import guardian, processes
+from arena.referee import guardian, processes
 
 
 def _tree(tmp_path: Path, **env: str) -> tuple[subprocess.Popen[bytes], list[int]]:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.programs import (
+from arena.referee.programs import (
     SYSTEM,
     Program,
     ProgramError,
@@ -25,7 +25,7 @@ from arena.programs import (
     resolve_program,
     within,
 )
-from arena.sandbox import sandbox_problem
+from arena.referee.sandbox import sandbox_problem
 
 SYSTEM_PATH = "/usr/bin:/bin"
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.ratings import Result, fit, game_results, pairwise_results
+from arena.league.ratings import Result, fit, game_results, pairwise_results
 
 ELO_75 = 400 * math.log10(3)  # 190.85: the gap at which the stronger bot scores 75%
 

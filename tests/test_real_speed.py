@@ -15,13 +15,13 @@ import msgspec
 import pytest
 import trio
 
-from arena.bot import BotSpec
-from arena.config import load_tournament
-from arena.records import GameRecord
-from arena.referee import RefereeConfig, play_game
-from arena.results import ResultsDir
-from arena.sandbox import SandboxConfig, sandbox_problem
-from arena.tournament import run_tournament
+from arena.league.config import load_tournament
+from arena.league.results import ResultsDir
+from arena.league.tournament import run_tournament
+from arena.referee.bot import BotSpec
+from arena.referee.game import RefereeConfig, play_game
+from arena.referee.records import GameRecord
+from arena.referee.sandbox import SandboxConfig, sandbox_problem
 from protocol.messages import Limits
 from tests.test_referee import check_record
 from tests.test_tournament import command_bot, write_tournament

@@ -21,12 +21,12 @@ import msgspec
 import pytest
 import trio
 
-import arena.referee as referee
-from arena.bot import BotProcess, BotSpec, load_bot
+import arena.referee.game as referee
 from arena.games import new_game
 from arena.games.odin import Play
-from arena.records import GameRecord, append_record, read_records
-from arena.referee import RefereeConfig, fallback_rng, play_game, ranks_with_faults
+from arena.referee.bot import BotProcess, BotSpec, load_bot
+from arena.referee.game import RefereeConfig, fallback_rng, play_game, ranks_with_faults
+from arena.referee.records import GameRecord, append_record, read_records
 from protocol.messages import MAX_LINE_BYTES, Limits
 from tests.helpers.messages import strings
 

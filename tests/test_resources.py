@@ -14,16 +14,16 @@ from typing import Any
 
 import pytest
 
-import arena.bot as bot_module
-import arena.tournament as tournament_module
-from arena.bot import BotSpec
-from arena.capacity import FDS_PER_BOT, games_at_once, raise_fd_limit
-from arena.config import load_tournament
-from arena.records import read_records
-from arena.referee import play_game
-from arena.results import ResultsDir
-from arena.spawn import NoResources, spawn
-from arena.tournament import run_tournament
+import arena.league.tournament as tournament_module
+import arena.referee.bot as bot_module
+from arena.league.capacity import FDS_PER_BOT, games_at_once, raise_fd_limit
+from arena.league.config import load_tournament
+from arena.league.results import ResultsDir
+from arena.league.tournament import run_tournament
+from arena.referee.bot import BotSpec
+from arena.referee.game import play_game
+from arena.referee.records import read_records
+from arena.referee.spawn import NoResources, spawn
 from tests.test_tournament import command_bot, write_tournament
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -158,7 +158,7 @@ def test_arena_play_stops_in_words_when_the_referee_cannot_start_a_bot(
     """No traceback and no record charging a bot: exit status 3 and what to do."""
     from typer.testing import CliRunner
 
-    from arena.cli import app
+    from arena.cli.app import app
 
     failing_spawns[0] = -1
     record = tmp_path / "games.jsonl"

@@ -27,18 +27,18 @@ import msgspec
 import pytest
 from typer.testing import CliRunner
 
-import arena.sandbox as sandbox_module
-from arena.bot import BotSpec, load_bot
-from arena.cli import app
-from arena.config import ConfigError, load_tournament
-from arena.local import LocalBot, random_decider
-from arena.match import run_match
-from arena.records import GameRecord, read_records
-from arena.referee import RefereeConfig, play_game
-from arena.results import ResultsDir
-from arena.sandbox import SandboxConfig, SandboxOverride, sandbox_problem
-from arena.sprt import Sprt
-from arena.tournament import run_tournament
+import arena.referee.sandbox as sandbox_module
+from arena.cli.app import app
+from arena.league.config import ConfigError, load_tournament
+from arena.league.match import run_match
+from arena.league.results import ResultsDir
+from arena.league.sprt import Sprt
+from arena.league.tournament import run_tournament
+from arena.referee.bot import BotSpec, load_bot
+from arena.referee.game import RefereeConfig, play_game
+from arena.referee.local import LocalBot, random_decider
+from arena.referee.records import GameRecord, read_records
+from arena.referee.sandbox import SandboxConfig, SandboxOverride, sandbox_problem
 from protocol.messages import Limits
 from tests.test_referee import check_record
 from tests.test_tournament import command_bot, path_bot, write_tournament
@@ -257,9 +257,9 @@ async def test_children_that_leave_the_process_group_die_with_the_bot(
 REFEREE_SCRIPT = """
 import sys, trio
 sys.path.insert(0, {root!r})
-from arena.referee import play_game
+from arena.referee.game import play_game
 from tests.test_sandbox import hostile, ON
-from arena.bot import BotSpec
+from arena.referee.bot import BotSpec
 sandbox = ON if {sandboxed!r} else None
 slow = BotSpec("slow", [sys.executable, {random!r}, "30"], sandbox=sandbox)
 trio.run(lambda: play_game("odin-race", [hostile("fork", 3, "setsid", sandbox=sandbox), slow]))

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena.schedule import (
+from arena.league.schedule import (
     Game,
     Standing,
     balanced_tables,
@@ -101,7 +101,7 @@ def test_deal_seed_is_stable_63_bit_and_keyed():
 
 def test_schedule_does_not_depend_on_the_process():
     code = (
-        "from arena.schedule import round_robin, swiss_round;"
+        "from arena.league.schedule import round_robin, swiss_round;"
         "print(round_robin([f'b{i}' for i in range(9)], 3, 2, 7, max_tables=20));"
         "print(swiss_round([f'b{i}' for i in range(9)], {}, 0, 2, 1, 7))"
     )

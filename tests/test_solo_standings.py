@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from arena.leaderboard import leaderboard, solo_deals
-from arena.records import Fault, GameRecord, SeatRecord
-from arena.referee import ranks_with_faults
-from arena.schedule import solo
+from arena.league.leaderboard import leaderboard, solo_deals
+from arena.league.schedule import solo
+from arena.referee.game import ranks_with_faults
+from arena.referee.records import Fault, GameRecord, SeatRecord
 
 
 def record(bot: str, seed: int, margin: float, fault: bool = False) -> GameRecord:

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from arena.sprt import Sprt, elo_estimate, logistic_elo, logistic_score, pentanomial
+from arena.league.sprt import Sprt, elo_estimate, logistic_elo, logistic_score, pentanomial
 
 DRAW_RATE = 0.3
 

@@ -24,17 +24,17 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner, Result
 
-from arena.bot import BotSpec
-from arena.cli import app
-from arena.config import ConfigError, Tournament, load_tournament
-from arena.leaderboard import leaderboard
-from arena.local import LocalBot, random_decider
-from arena.match import run_match
-from arena.records import GameRecord, read_records
-from arena.results import ResultsDir
-from arena.schedule import Game
-from arena.sprt import Sprt
-from arena.tournament import fixed_schedule, planned_total, run_tournament
+from arena.cli.app import app
+from arena.league.config import ConfigError, Tournament, load_tournament
+from arena.league.leaderboard import leaderboard
+from arena.league.match import run_match
+from arena.league.results import ResultsDir
+from arena.league.schedule import Game
+from arena.league.sprt import Sprt
+from arena.league.tournament import fixed_schedule, planned_total, run_tournament
+from arena.referee.bot import BotSpec
+from arena.referee.local import LocalBot, random_decider
+from arena.referee.records import GameRecord, read_records
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples" / "bots"

@@ -1,4 +1,9 @@
-"""The rulesets arena can referee, behind one game API (see `base.GameState`)."""
+"""The games layer: the rulesets arena can referee, behind one game API (`base.GameState`).
+
+Pure, synchronous rules code (each game module declares its own ruleset entry; this package
+collects them), plus the plain-text rendering of events and tables (`text`) and a random game
+played in process (`random_play`). It imports nothing from the other layers, and no I/O.
+"""
 
 from arena.games import bested, bested_solo, odin, override
 from arena.games.base import GameOver, GameState, IllegalAction, Outcome, ranks_from_scores

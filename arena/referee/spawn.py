@@ -5,7 +5,7 @@ after 10 seconds. The kernel's parent-death signal (PR_SET_PDEATHSIG, which bubb
 `--die-with-parent` uses) fires when the *thread* that forked exits, so every bot started
 that way was killed 10 seconds later. Here every process is forked by one spawner thread
 that lives as long as the referee's process: its death (even by SIGKILL) still takes the
-sandboxed bots down (and `arena.processes` the others), and nothing else does. Forking from
+sandboxed bots down (and `arena.referee.processes` the others), and nothing else does. Forking from
 a thread of its own, not from the game's, also keeps the event loop free while the kernel
 copies the process, and leaves the scheduler free to run the bots on another core than the
 referee (measured: the bots forked from the game's own thread cost about 10% more per

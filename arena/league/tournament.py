@@ -16,12 +16,10 @@ from dataclasses import dataclass
 import msgspec
 import trio
 
-from arena.capacity import games_at_once
-from arena.config import Tournament
-from arena.records import GameRecord
-from arena.referee import play_game
-from arena.results import ResultsDir
-from arena.schedule import (
+from arena.league.capacity import games_at_once
+from arena.league.config import Tournament
+from arena.league.results import ResultsDir
+from arena.league.schedule import (
     Game,
     bye_value,
     byes_from,
@@ -31,7 +29,9 @@ from arena.schedule import (
     standings_from,
     swiss_round,
 )
-from arena.spawn import NoResources
+from arena.referee.game import play_game
+from arena.referee.records import GameRecord
+from arena.referee.spawn import NoResources
 
 MAX_STARTING = 8  # bots starting at once, across all games
 

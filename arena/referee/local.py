@@ -14,9 +14,9 @@ from typing import Any, Literal
 import msgspec
 import trio
 
-from arena.bot import BotFault, BotSpec
-from arena.records import GameRecord
-from arena.referee import RefereeConfig, play_game
+from arena.referee.bot import BotFault, BotSpec
+from arena.referee.game import RefereeConfig, play_game
+from arena.referee.records import GameRecord
 
 Decide = Callable[[dict[str, Any]], int | dict[str, Any]]
 Sender = Literal["referee", "bot"]

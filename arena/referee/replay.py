@@ -6,10 +6,10 @@ from collections.abc import Callable
 
 import msgspec
 
-from arena.display import progress_lines
 from arena.games import GameState, IllegalAction, get_ruleset
 from arena.games.base import describe
-from arena.records import GameRecord
+from arena.games.text import progress_lines
+from arena.referee.records import GameRecord
 
 
 class ReplayError(ValueError):

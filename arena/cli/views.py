@@ -19,14 +19,20 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 from rich.table import Table
+from rich.text import Text
 
-from arena.bot import FaultKind
-from arena.display import plain, shown
-from arena.leaderboard import Leaderboard, leaderboard
-from arena.records import GameRecord
-from arena.tournament import Progress as TournamentProgress
+from arena.league.leaderboard import Leaderboard, leaderboard
+from arena.league.tournament import Progress as TournamentProgress
+from arena.referee.bot import FaultKind
+from arena.referee.records import GameRecord
+from arena.referee.text import plain
 
 FAULT_KINDS: tuple[FaultKind, ...] = typing.get_args(FaultKind)  # in the taxonomy's order
+
+
+def shown(text: str, style: str = "", *, lines: bool = False) -> Text:
+    """`text` as Rich shows it literally (markup such as `[/]` is not parsed), made `plain`."""
+    return Text(plain(text, lines=lines), style=style)
 
 
 def _faults(counts: dict[str, int]) -> str:
@@ -37,7 +43,7 @@ def leaderboard_table(
     board: Leaderboard, title: str = "Leaderboard", top: int | None = None
 ) -> Table:
     """Rank, bot, Elo ± 95% error, games, score %, mean place, LOS over the next, faults.
-    Bot names and the title are shown as plain text (`arena.display.shown`)."""
+    Bot names and the title are shown as plain text (`shown`)."""
     table = Table(title=shown(title))
     # Solo rulesets: win rate and margin against the dummy instead of places at a table.
     middle = ("win rate", "margin ± 95%") if board.solo else ("score", "place")

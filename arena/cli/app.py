@@ -14,7 +14,27 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from arena.bot import (
+from arena.cli.views import (
+    LiveTournament,
+    leaderboard_csv,
+    leaderboard_json,
+    leaderboard_table,
+    pairs_table,
+    shown,
+)
+from arena.games import GameConfigError, GameState, all_rulesets, describe_options, get_ruleset
+from arena.games.base import Audience
+from arena.games.random_play import random_game
+from arena.games.registry import show_value
+from arena.games.text import progress_lines
+from arena.league.capacity import raise_fd_limit
+from arena.league.config import ConfigError, load_tournament
+from arena.league.leaderboard import leaderboard
+from arena.league.match import MatchState, run_match
+from arena.league.results import ResultsDir
+from arena.league.sprt import Sprt, elo_estimate
+from arena.league.tournament import planned_total, run_tournament
+from arena.referee.bot import (
     BotSpec,
     BotSpecError,
     BuildError,
@@ -22,28 +42,11 @@ from arena.bot import (
     load_bot,
     show_command,
 )
-from arena.capacity import raise_fd_limit
-from arena.check import HINTS, CheckReport, check_bot
-from arena.config import ConfigError, load_tournament
-from arena.demo import random_game
-from arena.display import plain, progress_lines, shown
-from arena.games import GameConfigError, GameState, all_rulesets, describe_options, get_ruleset
-from arena.games.base import Audience
-from arena.games.registry import show_value
-from arena.leaderboard import leaderboard
-from arena.match import MatchState, run_match
-from arena.records import Fault, GameRecord, append_record, read_records
-from arena.referee import RefereeConfig, play_game
-from arena.render import (
-    LiveTournament,
-    leaderboard_csv,
-    leaderboard_json,
-    leaderboard_table,
-    pairs_table,
-)
-from arena.replay import ReplayError, replay
-from arena.results import ResultsDir
-from arena.sandbox import (
+from arena.referee.check import HINTS, CheckReport, check_bot
+from arena.referee.game import RefereeConfig, play_game
+from arena.referee.records import Fault, GameRecord, append_record, read_records
+from arena.referee.replay import ReplayError, replay
+from arena.referee.sandbox import (
     INSTALL_HINT,
     Mode,
     SandboxConfig,
@@ -51,9 +54,8 @@ from arena.sandbox import (
     unavailable_warning,
     with_limits,
 )
-from arena.spawn import NoResources
-from arena.sprt import Sprt, elo_estimate
-from arena.tournament import planned_total, run_tournament
+from arena.referee.spawn import NoResources
+from arena.referee.text import plain
 from protocol.messages import Limits, schema
 
 app = typer.Typer(
@@ -154,7 +156,7 @@ def refuse_rulesets(specs: list[BotSpec], ruleset: str) -> None:
 
 def build(specs: list[BotSpec]) -> list[BotSpec]:
     """Each bot with its build step run if its folder changed since its last build (see
-    `arena.bot.build_bot`); a failed build stops the command (exit 2) with its output."""
+    `arena.referee.bot.build_bot`); a failed build stops the command (exit 2) with its output."""
 
     def building(spec: BotSpec) -> None:
         assert spec.build is not None

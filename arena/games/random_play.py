@@ -6,8 +6,8 @@ import random
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from arena.display import progress_lines
 from arena.games import Outcome, new_game
+from arena.games.text import progress_lines
 
 
 def random_game(

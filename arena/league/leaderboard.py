@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 import msgspec
 
-from arena.ratings import RatingTable, fit, game_results
-from arena.records import GameRecord
+from arena.league.ratings import RatingTable, fit, game_results
+from arena.referee.records import GameRecord
 
 
 class Row(msgspec.Struct, frozen=True):

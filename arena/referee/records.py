@@ -9,7 +9,7 @@ from typing import Any, BinaryIO, Literal
 
 import msgspec
 
-from arena.bot import FaultKind
+from arena.referee.bot import FaultKind
 
 RECORD_VERSION = 1
 
@@ -43,7 +43,7 @@ class SeatRecord(msgspec.Struct, frozen=True):
     seat: int
     bot: str
     command: list[str]
-    sandboxed: bool = False  # whether the bot ran in the sandbox (arena.sandbox)
+    sandboxed: bool = False  # whether the bot ran in the sandbox (arena.referee.sandbox)
 
 
 class GameRecord(msgspec.Struct, frozen=True):

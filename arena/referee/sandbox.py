@@ -27,7 +27,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import Meta
 
-from arena.programs import Program, ProgramError, resolve_program
+from arena.referee.programs import Program, ProgramError, resolve_program
 
 Mode = Literal["auto", "on", "off"]
 MIB = 1 << 20
@@ -413,7 +413,7 @@ def wrap(
     return args, out
 
 
-# The bot's standard input and output reach it on descriptors 3 and 4 (`arena.spawn`), moved
+# The bot's standard input and output reach it on descriptors 3 and 4 (`arena.referee.spawn`), moved
 # into place by a shell inside the sandbox: bwrap's monitor process, outside, keeps its own 0,
 # 1 and 2 open until the sandbox ends, so a bot that closed its output would not be seen doing
 # so (the referee reads end-of-file only when every copy is closed); it closes the others.
@@ -425,7 +425,7 @@ def launch(argv: Sequence[str]) -> tuple[list[str], int]:
     """The command that starts `argv` (from `wrap`) with its streams as above, and a memory
     file holding bwrap's options (read as `--args 5`), so that the bot, which can read its
     sandbox's command line (/proc/1/cmdline), does not learn the paths it is kept from. The
-    caller moves the file onto descriptor 5 of the child (`arena.spawn.spawn_moved`) and
+    caller moves the file onto descriptor 5 of the child (`arena.referee.spawn.spawn_moved`) and
     closes it."""
     argv = list(argv)
     end = argv.index("--")

@@ -12,12 +12,12 @@ from collections.abc import Callable, Sequence
 
 import msgspec
 
-from arena.bot import BotProcess, BotSpec
 from arena.games import Ruleset
-from arena.local import LocalBot, random_decider
-from arena.records import Fault, GameRecord, Move
-from arena.referee import Connection, RefereeConfig, play_game
-from arena.sandbox import SYSTEM, executable, reached, within
+from arena.referee.bot import BotProcess, BotSpec
+from arena.referee.game import Connection, RefereeConfig, play_game
+from arena.referee.local import LocalBot, random_decider
+from arena.referee.records import Fault, GameRecord, Move
+from arena.referee.sandbox import SYSTEM, executable, reached, within
 
 HINTS = {
     "startup": "start quickly, read the hello line and answer "

@@ -68,7 +68,7 @@ from collections.abc import Mapping
 
 import msgspec
 
-# The folders the sandbox always shows; the same as arena.sandbox.SYSTEM, kept here since
+# The folders the sandbox always shows; the same as arena.referee.sandbox.SYSTEM, kept here since
 # the sandbox imports this module.
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 # Each manager and the variable naming its root, the folder that holds its shims/.

@@ -12,10 +12,10 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta
 
-from arena.bot import BotSpec, BotSpecError, load_bot, resolve_command
 from arena.games import GameConfigError, get_ruleset
-from arena.referee import RefereeConfig
-from arena.sandbox import Mode, SandboxConfig, SandboxOverride, settings
+from arena.referee.bot import BotSpec, BotSpecError, load_bot, resolve_command
+from arena.referee.game import RefereeConfig
+from arena.referee.sandbox import Mode, SandboxConfig, SandboxOverride, settings
 from protocol.messages import Limits
 
 Format = Literal["round-robin", "swiss", "gauntlet"]

@@ -1,11 +1,11 @@
 """The transcript of a short real game as seat 0 sees it: the example in PROTOCOL.md.
 
-    python -m protocol.transcript            # print the markdown block
-    python -m protocol.transcript --update   # rewrite that block in protocol/PROTOCOL.md
-    python -m protocol.transcript --search   # list short games that show every kind of step
+    python -m arena.referee.transcript            # print the markdown block
+    python -m arena.referee.transcript --update   # rewrite that block in protocol/PROTOCOL.md
+    python -m arena.referee.transcript --search   # list short games that show every kind of step
 
-The game is refereed by the real referee (`arena.referee.play_game`) between two
-in-process bots (`arena.local.play_local`) that still speak JSON lines, so each
+The game is refereed by the real referee (`arena.referee.game.play_game`) between two
+in-process bots (`arena.referee.local.play_local`) that still speak JSON lines, so each
 line is exactly what a bot process would read and write; only `time_ms` and
 `bank_ms` depend on how fast a bot answers. `tests/test_golden.py` checks that
 PROTOCOL.md holds the current output.
@@ -22,9 +22,9 @@ from typing import Any
 
 import trio
 
-from arena.local import Decide, Sender, play_local, random_decider
-from arena.records import GameRecord
-from arena.referee import RefereeConfig
+from arena.referee.game import RefereeConfig
+from arena.referee.local import Decide, Sender, play_local, random_decider
+from arena.referee.records import GameRecord
 from protocol.messages import Limits
 
 RULESET = "odin"
@@ -32,7 +32,7 @@ OPTIONS: dict[str, Any] = {"rounds": 1}
 SEED = 79  # short (13 decisions), and seat 0 meets a lead, a pass, a take and a trick end
 LIMITS = Limits(startup_ms=10_000, move_ms=1_000, bank_ms=5_000, increment_ms=100)
 NAMES = ("my-bot", "opponent")
-PROTOCOL_MD = Path(__file__).with_name("PROTOCOL.md")
+PROTOCOL_MD = Path(__file__).resolve().parents[2] / "protocol" / "PROTOCOL.md"
 BEGIN, END = "<!-- transcript:begin -->", "<!-- transcript:end -->"
 ARROWS: dict[Sender, str] = {"referee": "→", "bot": "←"}
 
@@ -125,7 +125,7 @@ async def search(ruleset: str, options: dict[str, Any], seeds: range) -> list[tu
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m protocol.transcript", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m arena.referee.transcript", description=__doc__)
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--update", action="store_true", help=f"rewrite the block in {PROTOCOL_MD}")
     group.add_argument("--search", action="store_true", help="list short candidate seeds")

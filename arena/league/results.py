@@ -14,9 +14,9 @@ from typing import BinaryIO
 
 import msgspec
 
-from arena.config import ConfigError, Tournament, TournamentConfig
-from arena.records import GameRecord, append_record, drop_torn_tail, read_records
-from arena.schedule import Game
+from arena.league.config import ConfigError, Tournament, TournamentConfig
+from arena.league.schedule import Game
+from arena.referee.records import GameRecord, append_record, drop_torn_tail, read_records
 
 CONFIG_FILE = "tournament.json"
 SCHEDULE_FILE = "schedule.jsonl"

@@ -28,7 +28,7 @@ import subprocess
 import sys
 import time
 
-from arena import guardian
+from arena.referee import guardian
 
 MARK = guardian.MARK
 PR_SET_CHILD_SUBREAPER = 36

@@ -9,11 +9,11 @@ from typing import Any
 import msgspec
 import trio
 
-from arena.bot import BotSpec
-from arena.records import GameRecord
-from arena.referee import Connection, RefereeConfig, play_game
-from arena.schedule import deal_seed
-from arena.sprt import PAIR_SCORES, Sprt, Status
+from arena.league.schedule import deal_seed
+from arena.league.sprt import PAIR_SCORES, Sprt, Status
+from arena.referee.bot import BotSpec
+from arena.referee.game import Connection, RefereeConfig, play_game
+from arena.referee.records import GameRecord
 
 
 @dataclass

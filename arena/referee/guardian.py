@@ -1,6 +1,6 @@
 """The guardian: ends a referee's unsandboxed bots when the referee dies, even by SIGKILL.
 
-Run by the referee (`arena.processes`) as `python -I -S guardian.py RUN` (standard library
+Run by the referee (`arena.referee.processes`) as `python -I -S guardian.py RUN` (standard library
 only) with its standard input a pipe whose other end only the referee holds. It waits for end
 of file, which comes when the referee exits however it does, then kills every process whose
 environment carries the mark `ARENA_BOT=RUN/...` (each bot, and whatever it started, unless

@@ -1,7 +1,7 @@
 """The referee: one game between bot processes, on trio.
 
 Each bot gets only messages built from its own seat's observation. Every
-fault is typed (see `arena.bot.FaultKind`) and has one policy: the bot is
+fault is typed (see `arena.referee.bot.FaultKind`) and has one policy: the bot is
 killed, its seat is played on by a seeded random fallback so that the other
 bots' game finishes, and it is ranked last (in a 2-player game: it loses).
 Whatever happens, every bot's process group is killed before `play_game` returns.
@@ -21,13 +21,13 @@ from typing import Any, Protocol
 import msgspec
 import trio
 
-from arena.bot import STDERR_LIMIT, BotFault, BotProcess, BotSpec
-from arena.display import plain
 from arena.games import GameState, IllegalAction, get_ruleset
 from arena.games.base import Audience, describe
-from arena.records import Fault, GameRecord, Move, SeatRecord
-from arena.sandbox import within
-from arena.spawn import NoResources
+from arena.referee.bot import STDERR_LIMIT, BotFault, BotProcess, BotSpec
+from arena.referee.records import Fault, GameRecord, Move, SeatRecord
+from arena.referee.sandbox import within
+from arena.referee.spawn import NoResources
+from arena.referee.text import plain
 from protocol.messages import (
     MAX_LINE_BYTES,
     PROTOCOL_VERSION,
@@ -415,7 +415,7 @@ MAX_REASON = 300  # characters of a fault's reason kept in the record and shown
 
 
 def bounded(reason: str, limit: int = MAX_REASON) -> str:
-    """A fault's reason made safe to show (see `arena.display.plain`) and cut to `limit`
+    """A fault's reason made safe to show (see `arena.referee.text.plain`) and cut to `limit`
     characters, saying how long it was: one bot's reason goes to every other bot."""
     text = plain(reason)
     if len(text) <= limit:

@@ -4,7 +4,7 @@ The referee never blocks on a bot: its output is read while the referee waits fo
 dead bot is noticed at once (end of file) and a silent one only costs its deadline. Lines
 are capped in size and stderr is kept to a bound. No process of a bot outlives its game: a
 sandboxed bot lives in its own PID namespace, which ends with it; an unsandboxed one carries
-a mark by which every process it started is found and ended (`arena.processes`). A sandboxed
+a mark by which every process it started is found and ended (`arena.referee.processes`). A sandboxed
 bot's memory is watched as a whole, all its processes together.
 
 A bot folder's `bot.toml` is read here too (`load_bot`): its command, found in the folder or
@@ -35,10 +35,10 @@ from typing import Literal
 import msgspec
 import trio
 
-from arena import processes
 from arena.games import all_rulesets
-from arena.programs import ProgramError
-from arena.sandbox import (
+from arena.referee import processes
+from arena.referee.programs import ProgramError
+from arena.referee.sandbox import (
     MIB,
     SandboxConfig,
     SandboxUnavailable,
@@ -48,7 +48,7 @@ from arena.sandbox import (
     own_paths,
     wrap,
 )
-from arena.spawn import Child, NoResources, spawn, spawn_moved, spawn_soon
+from arena.referee.spawn import Child, NoResources, spawn, spawn_moved, spawn_soon
 from protocol.messages import MAX_LINE_BYTES
 
 FaultKind = Literal["startup", "timeout", "crash", "malformed", "schema", "illegal", "memory"]
@@ -379,7 +379,7 @@ class BotProcess:
         self.spec = spec
         self.max_line = max_line
         self.stderr_limit = stderr_limit
-        self.hide = hide  # paths a sandbox must not show this bot (see arena.sandbox.wrap)
+        self.hide = hide  # paths a sandbox must not show this bot (see arena.referee.sandbox.wrap)
         self.sandboxed = False
         self.process: Child | None = None
         self.violation: BotFault | None = None  # a limit it broke while nobody asked it
@@ -393,13 +393,13 @@ class BotProcess:
         self._too_long = False
         self._poll: select.poll | None = None
         self.killed = False
-        self.mark = ""  # unsandboxed: the mark in its environment (arena.processes)
+        self.mark = ""  # unsandboxed: the mark in its environment (arena.referee.processes)
         self._orphans: list[int] = []  # its orphans killed, to reap
 
     # -- life cycle ------------------------------------------------------------
     async def start(self, nursery: trio.Nursery) -> None:
         """Spawn the process in a new session (its own process group), inside its sandbox if
-        it has one, else marked (`arena.processes`); raise a startup fault, or NoResources
+        it has one, else marked (`arena.referee.processes`); raise a startup fault, or NoResources
         when the referee lacked the means to start it (not the bot's fault)."""
         spec = self.spec
         argv, cwd, env = spec.argv(), spec.cwd, {**os.environ, **spec.env}
@@ -442,7 +442,7 @@ class BotProcess:
         """End the bot and every process it started. Safe to call twice.
 
         A sandboxed bot's group is killed outright (its PID namespace dies with it); for an
-        unsandboxed one, its tree and its marked orphans too (`arena.processes`)."""
+        unsandboxed one, its tree and its marked orphans too (`arena.referee.processes`)."""
         proc = self.process
         if proc is None or self.killed:
             return
