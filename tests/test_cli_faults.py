@@ -31,8 +31,7 @@ from arena.cli.views import (
 )
 from arena.league.leaderboard import leaderboard
 from arena.league.tournament import Progress
-from arena.referee.bot import FaultKind
-from arena.referee.check import HINTS
+from arena.referee.faults import HINTS, FaultKind
 from arena.referee.local import play_local, random_decider
 from arena.referee.records import read_records
 from arena.referee.sandbox import sandbox_problem

@@ -7,7 +7,7 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from arena.games import GameOver, IllegalAction, new_game
+from arena.games import GameFinished, IllegalAction, new_game
 from arena.games.odin import Pass, Play, RoundOver, RoundStarted, Take, Took, TrickWon
 from tests.helpers.odin import (
     PLAYER_COUNTS,
@@ -375,7 +375,7 @@ def test_playing_the_last_cards_ends_the_round_without_a_take(ruleset, middle, l
     assert over.scores[1] == 0
     assert hand(state, 1) == []
     assert state.legal_actions() == []
-    with pytest.raises(GameOver):
+    with pytest.raises(GameFinished):
         state.apply(Take(mid[0]))
 
 
@@ -710,5 +710,5 @@ def test_a_finished_game_takes_no_action():
     assert state.legal_actions() == []
     assert state.observation(1).phase == "over"
     assert state.observation(1).to_act is None
-    with pytest.raises(GameOver):
+    with pytest.raises(GameFinished):
         state.apply(Pass())

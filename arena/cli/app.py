@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -24,6 +25,7 @@ from arena.cli.views import (
 )
 from arena.games import GameConfigError, GameState, all_rulesets, describe_options, get_ruleset
 from arena.games.base import Audience
+from arena.games.errors import ArenaError
 from arena.games.random_play import random_game
 from arena.games.registry import show_value
 from arena.games.text import progress_lines
@@ -36,13 +38,13 @@ from arena.league.sprt import Sprt, elo_estimate
 from arena.league.tournament import planned_total, run_tournament
 from arena.referee.bot import (
     BotSpec,
-    BotSpecError,
     BuildError,
     build_bot,
     load_bot,
     show_command,
 )
-from arena.referee.check import HINTS, CheckReport, check_bot
+from arena.referee.check import CheckReport, check_bot
+from arena.referee.faults import HINTS
 from arena.referee.game import RefereeConfig, play_game
 from arena.referee.records import Fault, GameRecord, append_record, read_records
 from arena.referee.replay import ReplayError, replay
@@ -65,6 +67,7 @@ app = typer.Typer(
 )
 console = Console()
 T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
 protocol_app = typer.Typer(help="The bot protocol.", no_args_is_help=True)
 app.add_typer(protocol_app, name="protocol")
 
@@ -73,6 +76,24 @@ app.add_typer(protocol_app, name="protocol")
 def _start() -> None:
     """arena: fair games between bot programs, enforced rules and ratings."""
     raise_fd_limit()  # each bot costs the referee a few descriptors: use all allowed
+
+
+def command(name: str | None = None, *, on: typer.Typer | None = None) -> Callable[[F], F]:
+    """Register a command whose user errors (`ArenaError`: a bad ruleset, bot, file or
+    config) are caught here, once for every command, and printed in words (exit 2)."""
+
+    def register(fn: F) -> F:
+        @functools.wraps(fn)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return fn(*args, **kwargs)
+            except ArenaError as exc:
+                raise fail(str(exc)) from None
+
+        (on or app).command(name)(run)
+        return fn
+
+    return register
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
@@ -133,10 +154,7 @@ def _stopped(exc: BaseException, saved: Callable[[], str] | None) -> typer.Exit:
 def load_bots(texts: list[str], ruleset: str | None = None) -> list[BotSpec]:
     """Bots named on the command line, refused (exit 2) when one cannot be loaded or, given
     `ruleset`, does not play it; then built (`build`)."""
-    try:
-        specs = [load_bot(t) for t in texts]
-    except BotSpecError as exc:
-        raise fail(str(exc)) from None
+    specs = [load_bot(t) for t in texts]
     if ruleset is not None:
         refuse_rulesets(specs, ruleset)
     return build(specs)
@@ -145,10 +163,7 @@ def load_bots(texts: list[str], ruleset: str | None = None) -> list[BotSpec]:
 def refuse_rulesets(specs: list[BotSpec], ruleset: str) -> None:
     """Stop (exit 2) before any game when a bot's bot.toml lists rulesets without `ruleset`
     (or when there is no such ruleset)."""
-    try:
-        get_ruleset(ruleset)
-    except GameConfigError as exc:
-        raise fail(str(exc)) from None
+    get_ruleset(ruleset)
     for spec in specs:
         if (why := spec.refusal(ruleset)) is not None:
             raise fail(why)
@@ -172,8 +187,6 @@ def build(specs: list[BotSpec]) -> list[BotSpec]:
                 tail = exc.output.replace("\n", "\n    ")
                 say(f"  its output, last lines:\n    {tail}", lines=True)
             raise typer.Exit(2) from None
-        except BotSpecError as exc:
-            raise fail(str(exc)) from None
     return out
 
 
@@ -325,7 +338,7 @@ def _plain(line: str) -> None:
     console.print(plain(line), markup=False, highlight=False, emoji=False)
 
 
-@app.command()
+@command()
 def games() -> None:
     """List the rulesets with their player counts and options."""
     table = Table(title="Rulesets")
@@ -342,7 +355,7 @@ def games() -> None:
     console.print(table)
 
 
-@app.command()
+@command()
 def demo(
     ruleset: Annotated[str, typer.Argument(help="ruleset id, see `arena games`")] = "odin",
     players: Annotated[
@@ -355,15 +368,12 @@ def demo(
     option: Options = None,
 ) -> None:
     """Play one game between random players in process, printed move by move."""
-    try:
-        rs = get_ruleset(ruleset)
-        if players is None:
-            players = min(max(3, rs.min_players), rs.max_players)
-        rs.check_players(players)
-        options = parse_options(option)
-        outcome = random_game(ruleset, players, options, seed, _plain)
-    except GameConfigError as exc:
-        raise fail(str(exc)) from None
+    rs = get_ruleset(ruleset)
+    if players is None:
+        players = min(max(3, rs.min_players), rs.max_players)
+    rs.check_players(players)
+    options = parse_options(option)
+    outcome = random_game(ruleset, players, options, seed, _plain)
     table = Table(title=f"{ruleset}, seed {seed}")
     table.add_column("seat")
     table.add_column("score", justify="right")
@@ -397,7 +407,7 @@ def show_record(record: GameRecord, *, stderr: bool = False) -> None:
             show_stderr(record.stderr[f.seat])
 
 
-@app.command()
+@command()
 def play(
     ruleset: Annotated[str, typer.Argument(help="ruleset id, see `arena games`")],
     bots: Annotated[
@@ -430,17 +440,14 @@ def play(
             for line in progress_lines(state, events):
                 _plain(line)
 
-    try:
-        rs = get_ruleset(ruleset)
-        options = rs.options(parse_options(option))
-        rs.check_players(len(specs))
-        result = run_trio(
-            lambda: play_game(
-                ruleset, specs, options=options, seed=seed, config=config, observer=observe
-            )
+    rs = get_ruleset(ruleset)
+    options = rs.options(parse_options(option))
+    rs.check_players(len(specs))
+    result = run_trio(
+        lambda: play_game(
+            ruleset, specs, options=options, seed=seed, config=config, observer=observe
         )
-    except GameConfigError as exc:
-        raise fail(str(exc)) from None
+    )
     if record is not None:  # first: nothing shown may cost the record
         append_record(record, result)
     show_record(result, stderr=True)
@@ -448,7 +455,7 @@ def play(
         say(f"record appended to {record}")
 
 
-@app.command("replay")
+@command("replay")
 def replay_cmd(
     file: Annotated[Path, typer.Argument(help="a JSON-lines file of game records")],
     game: Annotated[int | None, typer.Option("--game", help="only this game (1 = first)")] = None,
@@ -459,10 +466,7 @@ def replay_cmd(
     """Re-play recorded games through the rules engine, verify them, show them step by step."""
     if not file.is_file():
         raise fail(f"no such file: {file}")
-    try:
-        records = list(read_records(file))
-    except ValueError as exc:
-        raise fail(str(exc)) from None
+    records = list(read_records(file))
     if game is not None and not 1 <= game <= len(records):
         raise fail(f"{file} holds {len(records)} games; --game takes 1..{len(records)}")
     chosen = [(game, records[game - 1])] if game is not None else list(enumerate(records, 1))
@@ -481,7 +485,7 @@ def replay_cmd(
         raise typer.Exit(1)
 
 
-@app.command("check-bot")
+@command("check-bot")
 def check_bot_cmd(
     bot: Annotated[str, typer.Argument(help="a bot folder (with bot.toml) or a command line")],
     ruleset: Annotated[
@@ -506,15 +510,12 @@ def check_bot_cmd(
     """Play a bot against random opponents, in every seat, and report every protocol problem,
     and whether it works inside the sandbox."""
     spec = with_sandbox(load_bots([bot]), sandbox, limit)[0]
-    try:
-        if ruleset:
-            rulesets = [get_ruleset(r) for r in ruleset]
-        elif spec.rulesets is not None:
-            rulesets = [get_ruleset(r) for r in spec.rulesets]
-        else:
-            rulesets = all_rulesets()
-    except GameConfigError as exc:
-        raise fail(str(exc)) from None
+    if ruleset:
+        rulesets = [get_ruleset(r) for r in ruleset]
+    elif spec.rulesets is not None:
+        rulesets = [get_ruleset(r) for r in spec.rulesets]
+    else:
+        rulesets = all_rulesets()
     unlisted = [r.id for r in rulesets if spec.refusal(r.id) is not None]
     if unlisted and spec.rulesets is not None:
         say(
@@ -596,22 +597,19 @@ def show_sandbox_verdict(spec: BotSpec, report: CheckReport) -> None:
         )
 
 
-@protocol_app.command("schema")
+@command("schema", on=protocol_app)
 def protocol_schema(
     ruleset: Annotated[
         str, typer.Option("--ruleset", "-r", help="the ruleset whose game types to use")
     ] = "odin",
 ) -> None:
     """Print the JSON Schema of every protocol message, for one ruleset."""
-    try:
-        st = get_ruleset(ruleset).state_type
-    except GameConfigError as exc:
-        raise fail(str(exc)) from None
+    st = get_ruleset(ruleset).state_type
     doc = schema(st.observation_type, st.action_type, st.event_type)
     typer.echo(msgspec.json.format(msgspec.json.encode(doc), indent=2).decode())
 
 
-@app.command()
+@command()
 def tournament(
     file: Annotated[Path, typer.Argument(help="the tournament file (TOML)")],
     jobs: Annotated[
@@ -642,18 +640,15 @@ def tournament(
     allow_mixed_sandbox: AllowMixed = False,
 ) -> None:
     """Run a tournament; running it again resumes where it stopped."""
-    try:
-        t = load_tournament(file)
-        t = msgspec.structs.replace(t, bots=build(t.bots))
-        mixed = allow_mixed_sandbox or t.config.allow_mixed_sandbox
-        t = msgspec.structs.replace(t, bots=sandboxed(t.bots, sandbox, allow_mixed=mixed))
-        if jobs is not None:
-            if jobs < 1:
-                raise ConfigError("--jobs takes a number of games >= 1")
-            t = msgspec.structs.replace(t, config=msgspec.structs.replace(t.config, jobs=jobs))
-        folder = ResultsDir.open(results, t, fresh=fresh)
-    except ConfigError as exc:
-        raise fail(str(exc)) from None
+    t = load_tournament(file)
+    t = msgspec.structs.replace(t, bots=build(t.bots))
+    mixed = allow_mixed_sandbox or t.config.allow_mixed_sandbox
+    t = msgspec.structs.replace(t, bots=sandboxed(t.bots, sandbox, allow_mixed=mixed))
+    if jobs is not None:
+        if jobs < 1:
+            raise ConfigError("--jobs takes a number of games >= 1")
+        t = msgspec.structs.replace(t, config=msgspec.structs.replace(t.config, jobs=jobs))
+    folder = ResultsDir.open(results, t, fresh=fresh)
     before = folder.records()
     total = planned_total(t)
     names = [b.name for b in t.bots]
@@ -699,7 +694,7 @@ def tournament(
     say(f"results: {folder.path}  (arena leaderboard {folder.path})")
 
 
-@app.command("leaderboard")
+@command("leaderboard")
 def leaderboard_cmd(
     folder: Annotated[Path, typer.Argument(help="a tournament's results folder (results/<name>)")],
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
@@ -707,11 +702,8 @@ def leaderboard_cmd(
     pairs: Annotated[bool, typer.Option("--pairs", help="also the head-to-head table")] = False,
 ) -> None:
     """Show the standings of a results folder: Elo ± error, score, places, faults."""
-    try:
-        rd = ResultsDir.existing(folder)
-        records = rd.records()
-    except (ConfigError, ValueError) as exc:
-        raise fail(str(exc)) from None
+    rd = ResultsDir.existing(folder)
+    records = rd.records()
     stored = rd.stored()
     board = leaderboard(records, stored.bots if stored else None)
     if as_json:
@@ -725,7 +717,7 @@ def leaderboard_cmd(
             console.print(pairs_table(board))
 
 
-@app.command()
+@command()
 def sprt(
     bot_a: Annotated[str, typer.Argument(help="the bot under test (folder or command)")],
     bot_b: Annotated[str, typer.Argument(help="the baseline (folder or command)")],
@@ -751,7 +743,7 @@ def sprt(
         rs.check_players(2)
         options = rs.options(parse_options(option))
         test = Sprt(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta)
-    except (GameConfigError, ValueError, msgspec.ValidationError) as exc:
+    except (ValueError, msgspec.ValidationError) as exc:  # the test's parameters
         raise fail(str(exc)) from None
     lower, upper = test.bounds()
     say(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import io
 import time
-import typing
 from collections.abc import Sequence
 
 import msgspec
@@ -23,11 +22,9 @@ from rich.text import Text
 
 from arena.league.leaderboard import Leaderboard, leaderboard
 from arena.league.tournament import Progress as TournamentProgress
-from arena.referee.bot import FaultKind
+from arena.referee.faults import FAULT_KINDS
 from arena.referee.records import GameRecord
 from arena.referee.text import plain
-
-FAULT_KINDS: tuple[FaultKind, ...] = typing.get_args(FaultKind)  # in the taxonomy's order
 
 
 def shown(text: str, style: str = "", *, lines: bool = False) -> Text:

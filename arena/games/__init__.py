@@ -6,7 +6,7 @@ played in process (`random_play`). It imports nothing from the other layers, and
 """
 
 from arena.games import bested, bested_solo, odin, override
-from arena.games.base import GameOver, GameState, IllegalAction, Outcome, ranks_from_scores
+from arena.games.base import GameFinished, GameState, IllegalAction, Outcome, ranks_from_scores
 from arena.games.registry import (
     GameConfigError,
     Ruleset,
@@ -111,7 +111,7 @@ register(
 
 __all__ = [
     "GameConfigError",
-    "GameOver",
+    "GameFinished",
     "GameState",
     "IllegalAction",
     "Outcome",

@@ -38,7 +38,7 @@ class IllegalAction(ValueError):
         super().__init__(f"illegal action {describe(action)}: {reason}")
 
 
-class GameOver(RuntimeError):
+class GameFinished(RuntimeError):
     """An action was offered to a game that has already ended."""
 
 
@@ -96,7 +96,7 @@ class GameState(ABC, Generic[A, Obs]):
         """Play `action` for the current player; raises IllegalAction with the reason."""
         seat = self.current_player
         if seat is None:
-            raise GameOver(f"the game is over; cannot apply {describe(action)}")
+            raise GameFinished(f"the game is over; cannot apply {describe(action)}")
         canonical = self._apply(seat, action)
         self.history.append((seat, canonical))
 

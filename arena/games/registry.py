@@ -11,9 +11,10 @@ from typing import Any
 import msgspec
 
 from arena.games.base import GameState
+from arena.games.errors import ArenaError
 
 
-class GameConfigError(ValueError):
+class GameConfigError(ArenaError, ValueError):
     """A bad ruleset id, player count or option; the message lists what is allowed."""
 
 

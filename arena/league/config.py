@@ -13,6 +13,7 @@ import msgspec
 from msgspec import Meta
 
 from arena.games import GameConfigError, get_ruleset
+from arena.games.errors import ArenaError
 from arena.referee.bot import BotSpec, BotSpecError, load_bot, resolve_command
 from arena.referee.game import RefereeConfig
 from arena.referee.sandbox import Mode, SandboxConfig, SandboxOverride, settings
@@ -22,7 +23,7 @@ Format = Literal["round-robin", "swiss", "gauntlet"]
 Seconds = Annotated[float, Meta(ge=0)]
 
 
-class ConfigError(ValueError):
+class ConfigError(ArenaError, ValueError):
     """A tournament file that cannot be run; the message names the file and the field."""
 
 

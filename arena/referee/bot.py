@@ -30,13 +30,14 @@ import tomllib
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
-from typing import Literal
 
 import msgspec
 import trio
 
 from arena.games import all_rulesets
+from arena.games.errors import ArenaError
 from arena.referee import processes
+from arena.referee.faults import BotFault
 from arena.referee.programs import ProgramError
 from arena.referee.sandbox import (
     MIB,
@@ -51,7 +52,6 @@ from arena.referee.sandbox import (
 from arena.referee.spawn import Child, NoResources, spawn, spawn_moved, spawn_soon
 from protocol.messages import MAX_LINE_BYTES
 
-FaultKind = Literal["startup", "timeout", "crash", "malformed", "schema", "illegal", "memory"]
 STDERR_LIMIT = 64 * 1024
 MEMORY_POLL = 0.1  # seconds between two looks at a sandboxed bot's memory
 SPAWN_TRIES = 12  # a start that fails for the referee's lack of resources is tried again
@@ -106,7 +106,7 @@ def _expand(words: list[str]) -> list[str]:
     return [sys.executable if part == "{python}" else part for part in words]
 
 
-class BotSpecError(ValueError):
+class BotSpecError(ArenaError, ValueError):
     """A bot could not be named: no such folder or command, or a bad manifest."""
 
 
@@ -353,16 +353,6 @@ def _run_build(spec: BotSpec, folder: str) -> None:
 def _tail(output: bytes, lines: int = BUILD_TAIL) -> str:
     """The last `lines` lines of a build's output, as text."""
     return "\n".join(output.decode("utf-8", "replace").rstrip().splitlines()[-lines:])
-
-
-class BotFault(Exception):
-    """A bot broke the protocol; `kind` is one of the fault taxonomy's kinds."""
-
-    def __init__(self, kind: FaultKind, reason: str, overrun_ms: float | None = None) -> None:
-        super().__init__(reason)
-        self.kind: FaultKind = kind
-        self.reason = reason
-        self.overrun_ms = overrun_ms
 
 
 class BotProcess:

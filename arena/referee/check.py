@@ -19,19 +19,6 @@ from arena.referee.local import LocalBot, random_decider
 from arena.referee.records import Fault, GameRecord, Move
 from arena.referee.sandbox import SYSTEM, executable, reached, within
 
-HINTS = {
-    "startup": "start quickly, read the hello line and answer "
-    '{"type": "ready", "name": ...} on one line (and flush stdout)',
-    "timeout": "answer each act within its time_ms, and flush stdout after every line",
-    "crash": "keep running until game_over; check the bot's stderr below",
-    "malformed": "write exactly one JSON object per line, nothing else, on stdout (log to stderr)",
-    "schema": 'answer act with {"type": "action", "index": i} or '
-    '{"type": "action", "action": {...}} (see PROTOCOL.md)',
-    "illegal": "choose one of the offered actions (an index into actions is always safe)",
-    "memory": "keep the memory of all the bot's processes together under the sandbox's "
-    "memory_mb (-L memory_mb=... raises it)",
-}
-
 
 class Problem(msgspec.Struct, frozen=True):
     """One fault of the checked bot, with the game it happened in and the bot's stderr."""

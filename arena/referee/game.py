@@ -23,7 +23,8 @@ import trio
 
 from arena.games import GameState, IllegalAction, get_ruleset
 from arena.games.base import Audience, describe
-from arena.referee.bot import STDERR_LIMIT, BotFault, BotProcess, BotSpec
+from arena.referee.bot import STDERR_LIMIT, BotProcess, BotSpec
+from arena.referee.faults import BotFault
 from arena.referee.records import Fault, GameRecord, Move, SeatRecord
 from arena.referee.sandbox import within
 from arena.referee.spawn import NoResources

@@ -14,7 +14,8 @@ from typing import Any, Literal
 import msgspec
 import trio
 
-from arena.referee.bot import BotFault, BotSpec
+from arena.referee.bot import BotSpec
+from arena.referee.faults import BotFault
 from arena.referee.game import RefereeConfig, play_game
 from arena.referee.records import GameRecord
 

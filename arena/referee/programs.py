@@ -68,6 +68,8 @@ from collections.abc import Mapping
 
 import msgspec
 
+from arena.games.errors import ArenaError
+
 # The folders the sandbox always shows; the same as arena.referee.sandbox.SYSTEM, kept here since
 # the sandbox imports this module.
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
@@ -102,7 +104,7 @@ _EXPORT = re.compile(
 )
 
 
-class ProgramError(Exception):
+class ProgramError(ArenaError):
     """A bot's program cannot be resolved: its shim's manager failed; the message says why."""
 
 

@@ -9,9 +9,14 @@ from typing import Any, BinaryIO, Literal
 
 import msgspec
 
-from arena.referee.bot import FaultKind
+from arena.games.errors import ArenaError
+from arena.referee.faults import FaultKind
 
 RECORD_VERSION = 1
+
+
+class RecordError(ArenaError, ValueError):
+    """A file of game records with a line that is not one (a damaged journal, another file)."""
 
 
 class Fault(msgspec.Struct, frozen=True):
@@ -111,4 +116,4 @@ def read_records(path: str | os.PathLike[str]) -> Iterator[GameRecord]:
         except msgspec.DecodeError as exc:
             if number == len(lines) or (number == len(lines) - 1 and not lines[-1]):
                 return
-            raise ValueError(f"{path}:{number}: not a game record: {exc}") from None
+            raise RecordError(f"{path}:{number}: not a game record: {exc}") from None

@@ -8,11 +8,12 @@ import msgspec
 
 from arena.games import GameState, IllegalAction, get_ruleset
 from arena.games.base import describe
+from arena.games.errors import ArenaError
 from arena.games.text import progress_lines
 from arena.referee.records import GameRecord
 
 
-class ReplayError(ValueError):
+class ReplayError(ArenaError, ValueError):
     """A record that the rules engine does not reproduce."""
 
 

@@ -27,6 +27,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import Meta
 
+from arena.games.errors import ArenaError
 from arena.referee.programs import Program, ProgramError, resolve_program
 
 Mode = Literal["auto", "on", "off"]
@@ -112,7 +113,7 @@ def with_limits(config: SandboxConfig, pairs: Iterable[str]) -> SandboxConfig:
 # -- is it available? -----------------------------------------------------------------------
 
 
-class SandboxUnavailable(RuntimeError):
+class SandboxUnavailable(ArenaError, RuntimeError):
     """The sandbox was required (mode "on") but cannot run on this machine."""
 
 

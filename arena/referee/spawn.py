@@ -28,11 +28,13 @@ from typing import Any
 import outcome
 import trio
 
+from arena.games.errors import ArenaError
+
 # What running out of looks like when the referee starts a process: the machine's fault.
 RESOURCE_ERRORS = frozenset({errno.EMFILE, errno.ENFILE, errno.EAGAIN, errno.ENOMEM})
 
 
-class NoResources(RuntimeError):
+class NoResources(ArenaError, RuntimeError):
     """The referee could not start a process for lack of file descriptors, processes or memory:
     the referee's error, never a bot's fault."""
 
