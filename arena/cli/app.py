@@ -49,11 +49,9 @@ from arena.referee.game import RefereeConfig, play_game
 from arena.referee.records import Fault, GameRecord, append_record, read_records
 from arena.referee.replay import ReplayError, replay
 from arena.referee.sandbox import (
-    INSTALL_HINT,
     Mode,
     SandboxConfig,
-    sandbox_problem,
-    unavailable_warning,
+    settle,
     with_limits,
 )
 from arena.referee.spawn import NoResources
@@ -229,50 +227,15 @@ AllowMixed = Annotated[
         "unsandboxed bot can read a sandboxed one's input, its hidden hand)",
     ),
 ]
-MIXED_RISK = (
-    "an unsandboxed bot runs as you: it can read a sandboxed opponent's input (its hidden "
-    "hand) through /proc/<pid>/fd/0, and ptrace or kill it"
-)
-
-
 def sandboxed(
     specs: list[BotSpec], mode: Mode | None = None, *, allow_mixed: bool = False
 ) -> list[BotSpec]:
-    """`specs` with "auto" settled for this machine: on where the sandbox works; elsewhere off,
-    with one warning for the whole command. "on" where it cannot run stops the command.
-    `mode`, if given, replaces every bot's own mode. Bots left off beside bots on are
-    refused, unless `allow_mixed` (then one warning says what they could do)."""
-    configs = [s.sandbox or SandboxConfig(mode="off") for s in specs]
-    if mode is not None:
-        configs = [msgspec.structs.replace(c, mode=mode) for c in configs]
-    modes = {c.mode for c in configs}
-    problem = sandbox_problem() if modes - {"off"} else None
-    if problem is not None and "on" in modes:
-        raise fail(f"the sandbox is required (--sandbox on) but {problem}; {INSTALL_HINT}")
-    if problem is not None and "auto" in modes:
-        say(("warning:", "yellow"), f" {unavailable_warning(problem)}")
-    settled: Mode = "off" if problem is not None else "on"
-    out = [
-        msgspec.structs.replace(
-            s, sandbox=msgspec.structs.replace(c, mode=settled) if c.mode == "auto" else c
-        )
-        for s, c in zip(specs, configs, strict=True)
-    ]
-    outside = [s.name for s in out if s.sandbox is None or s.sandbox.mode == "off"]
-    if outside and len(outside) < len(out):
-        names = ", ".join(outside)
-        if not allow_mixed:
-            raise fail(
-                f"{names} would run without the sandbox, at tables with sandboxed bots; "
-                f"{MIXED_RISK}. Sandbox every bot or none (--sandbox on or off), or pass "
-                "--allow-mixed-sandbox (in a tournament file: allow_mixed_sandbox = true) "
-                "to run them so all the same"
-            )
-        say(
-            ("warning:", "yellow"),
-            f" {names} run without the sandbox beside sandboxed bots (allowed): {MIXED_RISK}",
-        )
-    return out
+    """`specs` with their sandbox modes settled for this machine (`arena.referee.sandbox.settle`),
+    its warnings printed."""
+    configs, warnings = settle([(s.name, s.sandbox) for s in specs], mode, allow_mixed=allow_mixed)
+    for warning in warnings:
+        say(("warning:", "yellow"), f" {warning}")
+    return [msgspec.structs.replace(s, sandbox=c) for s, c in zip(specs, configs, strict=True)]
 
 
 def sandbox_config(mode: Mode | None, limits: list[str] | None) -> SandboxConfig:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
-import os
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -26,7 +25,7 @@ from arena.games.base import Audience, describe
 from arena.referee.bot import STDERR_LIMIT, BotProcess, BotSpec
 from arena.referee.faults import BotFault
 from arena.referee.records import Fault, GameRecord, Move, SeatRecord
-from arena.referee.sandbox import within
+from arena.referee.sandbox import hidden
 from arena.referee.spawn import NoResources
 from arena.referee.text import plain
 from protocol.messages import (
@@ -389,23 +388,6 @@ class _Game:
                 await conn.send(encode_line(msg))
 
 
-def hidden_from(spec: BotSpec, bots: Sequence[BotSpec], private: Sequence[str]) -> tuple[str, ...]:
-    """What a sandbox must hide from `spec`: the private paths and the other bots' own paths.
-    What overlaps its own stays visible (a folder or file it shares with another bot), except
-    another bot's folder nested in its own."""
-    own = spec.paths()
-    out = list(private)
-    for other in bots:
-        if other == spec:
-            continue
-        for path in other.paths():
-            nested = os.path.isdir(path) and any(path != o and within(path, o) for o in own)
-            shared = any(within(o, path) or within(path, o) for o in own)
-            if path not in out and (nested or not shared):
-                out.append(path)
-    return tuple(out)
-
-
 class _ByValue(msgspec.Struct, frozen=True):
     """An action a bot sent by value (not an index into the offered list)."""
 
@@ -467,7 +449,8 @@ async def play_game(
     def make(spec: BotSpec) -> Connection:
         if connect is not None:
             return connect(spec)
-        hide = hidden_from(spec, bots, config.private) if spec.sandbox is not None else ()
+        others = [b.paths() for b in bots if b != spec]
+        hide = hidden(spec.paths(), others, config.private) if spec.sandbox is not None else ()
         return BotProcess(
             spec, max_line=config.max_line, stderr_limit=config.stderr_limit, hide=hide
         )

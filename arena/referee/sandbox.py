@@ -191,12 +191,80 @@ def active(config: SandboxConfig | None) -> bool:
     return False
 
 
+MIXED_RISK = (
+    "an unsandboxed bot runs as you: it can read a sandboxed opponent's input (its hidden "
+    "hand) through /proc/<pid>/fd/0, and ptrace or kill it"
+)
+
+
+class MixedSandbox(ArenaError):
+    """Bots without the sandbox would sit at tables with sandboxed ones, and that was not
+    allowed."""
+
+
+def settle(
+    bots: Sequence[tuple[str, SandboxConfig | None]],
+    mode: Mode | None = None,
+    *,
+    allow_mixed: bool = False,
+) -> tuple[list[SandboxConfig], list[str]]:
+    """Each bot's sandbox with "auto" settled for this machine (on where the sandbox works,
+    else off with one warning), and the warnings to show. `mode`, if given, replaces every
+    bot's own. "on" where the sandbox cannot run raises SandboxUnavailable; bots left off
+    beside bots on raise MixedSandbox, unless `allow_mixed` (then a warning says what they
+    could do)."""
+    configs = [c or SandboxConfig(mode="off") for _, c in bots]
+    if mode is not None:
+        configs = [msgspec.structs.replace(c, mode=mode) for c in configs]
+    modes = {c.mode for c in configs}
+    warnings: list[str] = []
+    problem = sandbox_problem() if modes - {"off"} else None
+    if problem is not None and "on" in modes:
+        raise SandboxUnavailable(
+            f"the sandbox is required (--sandbox on) but {problem}; {INSTALL_HINT}"
+        )
+    if problem is not None and "auto" in modes:
+        warnings.append(unavailable_warning(problem))
+    settled: Mode = "off" if problem is not None else "on"
+    out = [msgspec.structs.replace(c, mode=settled) if c.mode == "auto" else c for c in configs]
+    outside = [name for (name, _), c in zip(bots, out, strict=True) if c.mode == "off"]
+    if outside and len(outside) < len(out):
+        names = ", ".join(outside)
+        if not allow_mixed:
+            raise MixedSandbox(
+                f"{names} would run without the sandbox, at tables with sandboxed bots; "
+                f"{MIXED_RISK}. Sandbox every bot or none (--sandbox on or off), or pass "
+                "--allow-mixed-sandbox (in a tournament file: allow_mixed_sandbox = true) "
+                "to run them so all the same"
+            )
+        warnings.append(
+            f"{names} run without the sandbox beside sandboxed bots (allowed): {MIXED_RISK}"
+        )
+    return out, warnings
+
+
 # -- what a bot may see ---------------------------------------------------------------------
 
 
 def within(path: str, folder: str) -> bool:
     """Whether `path` is `folder` or lies inside it (both absolute and normalized)."""
     return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def hidden(
+    own: Sequence[str], others: Sequence[Sequence[str]], private: Sequence[str]
+) -> tuple[str, ...]:
+    """What a sandbox must hide from a bot whose own paths are `own`: the private paths and the
+    other bots' own paths. What overlaps its own stays visible (a folder or file it shares
+    with another bot), except another bot's folder nested in its own."""
+    out = list(private)
+    for paths in others:
+        for path in paths:
+            nested = os.path.isdir(path) and any(path != o and within(path, o) for o in own)
+            shared = any(within(o, path) or within(path, o) for o in own)
+            if path not in out and (nested or not shared):
+                out.append(path)
+    return tuple(out)
 
 
 def _system(path: str) -> bool:
