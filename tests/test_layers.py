@@ -3,6 +3,9 @@
 cli -> league -> referee -> games; `protocol` imports nothing from `arena`; the games are pure
 rules code (no process, terminal or event-loop library). A small walk over every module's
 imports (with `ast`), so the layout cannot rot silently.
+
+At the top of tests/, not in a layer's folder: it pins how the four layers (and `protocol`)
+relate, which belongs to none of them.
 """
 
 from __future__ import annotations
@@ -12,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers.paths import ROOT
+
 LAYERS = ["games", "referee", "league", "cli"]  # lowest first
 NOT_IN_GAMES = {"trio", "rich", "typer", "subprocess", "socket", "select", "threading"}
 

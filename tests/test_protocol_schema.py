@@ -1,4 +1,8 @@
-"""The JSON Schema of the protocol: stable, language-neutral names that every reference finds."""
+"""The JSON Schema of the protocol: stable, language-neutral names that every reference finds.
+
+At the top of tests/, not in a layer's folder: it pins `protocol/`, the package beside
+arena's layers that bots and the referee share (and that imports nothing from arena).
+"""
 
 from __future__ import annotations
 

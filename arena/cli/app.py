@@ -36,6 +36,7 @@ from arena.league.match import MatchState, run_match
 from arena.league.results import ResultsDir
 from arena.league.sprt import Sprt, elo_estimate
 from arena.league.tournament import planned_total, run_tournament
+from arena.referee import clock
 from arena.referee.bot import (
     BotSpec,
     BuildError,
@@ -56,7 +57,7 @@ from arena.referee.sandbox import (
 )
 from arena.referee.spawn import NoResources
 from arena.referee.text import plain
-from protocol.messages import Limits, schema
+from protocol.messages import schema
 
 app = typer.Typer(
     help="arena: fair games between bot programs, enforced rules and ratings.",
@@ -191,13 +192,9 @@ def build(specs: list[BotSpec]) -> list[BotSpec]:
 def referee_config(
     move_time: float, startup_time: float, bank: float, increment: float
 ) -> RefereeConfig:
-    limits = Limits(
-        startup_ms=round(startup_time * 1000),
-        move_ms=round(move_time * 1000),
-        bank_ms=round(bank * 1000),
-        increment_ms=round(increment * 1000),
+    return RefereeConfig(
+        limits=clock.limits(move=move_time, startup=startup_time, bank=bank, increment=increment)
     )
-    return RefereeConfig(limits=limits)
 
 
 SandboxMode = Annotated[

@@ -14,6 +14,7 @@ from msgspec import Meta
 
 from arena.games import GameConfigError, get_ruleset
 from arena.games.errors import ArenaError
+from arena.referee import clock
 from arena.referee.bot import BotSpec, BotSpecError, load_bot, resolve_command
 from arena.referee.game import RefereeConfig
 from arena.referee.sandbox import Mode, SandboxConfig, SandboxOverride, settings
@@ -47,11 +48,8 @@ class TimeControl(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     increment: Seconds = 0.0
 
     def limits(self) -> Limits:
-        return Limits(
-            startup_ms=round(self.startup * 1000),
-            move_ms=round(self.move * 1000),
-            bank_ms=round(self.bank * 1000),
-            increment_ms=round(self.increment * 1000),
+        return clock.limits(
+            move=self.move, startup=self.startup, bank=self.bank, increment=self.increment
         )
 
 

@@ -23,6 +23,7 @@ import trio
 from arena.games import GameState, IllegalAction, get_ruleset
 from arena.games.base import Audience, describe
 from arena.referee.bot import STDERR_LIMIT, BotProcess, BotSpec
+from arena.referee.clock import Clock
 from arena.referee.faults import BotFault
 from arena.referee.records import Fault, GameRecord, Move, SeatRecord
 from arena.referee.sandbox import hidden
@@ -114,7 +115,7 @@ class _Game:
         self.fallback = fallback_rng(seed)
         n = len(conns)
         self.cursor = [0] * n
-        self.bank = [float(config.limits.bank_ms)] * n
+        self.clocks = [Clock(config.limits) for _ in range(n)]
         self.out: set[int] = set()
         self.faults: list[Fault] = []
         self.moves: list[Move] = []
@@ -224,8 +225,8 @@ class _Game:
         cheaper than a scope per decision. A timeout cancels it; `timed_out` takes over."""
         conn = self.conns[seat]
         state = self.state
-        limits = self.config.limits
-        allowance = limits.move_ms + self.bank[seat]
+        clock_of_seat = self.clocks[seat]
+        allowance = clock_of_seat.allowance()
         now = self.asked_at = trio.current_time()
         # Only ever move the deadline forward: unsetting it costs trio far more.
         self.asking = (seat, allowance, now + allowance / 1000)
@@ -242,7 +243,7 @@ class _Game:
             actions=legal,
             events=events,
             time_ms=max(0, math.floor(allowance)),  # whole ms, as every clock field
-            bank_ms=max(0, math.floor(self.bank[seat])),
+            bank_ms=max(0, math.floor(clock_of_seat.bank)),
         )
         line = encode_line(request)
         start = self.asked_at = trio.current_time()  # the bot's time runs from here
@@ -251,8 +252,7 @@ class _Game:
         if at < start:  # read before the request was sent: an extra line, not the answer
             raise BotFault("malformed", f"wrote a line that no request asked for: {_snippet(line)}")
         elapsed = (at - start) * 1000
-        if limits.bank_ms or limits.increment_ms:
-            self.bank[seat] += limits.increment_ms - max(0.0, elapsed - limits.move_ms)
+        clock_of_seat.spent(elapsed)
         msg = self.decode(line)
         if not isinstance(msg, Choice):
             raise BotFault("schema", "sent ready when an action was due")

@@ -7,7 +7,7 @@
 The game is refereed by the real referee (`arena.referee.game.play_game`) between two
 in-process bots (`arena.referee.local.play_local`) that still speak JSON lines, so each
 line is exactly what a bot process would read and write; only `time_ms` and
-`bank_ms` depend on how fast a bot answers. `tests/test_golden.py` checks that
+`bank_ms` depend on how fast a bot answers. `tests/referee/test_golden.py` checks that
 PROTOCOL.md holds the current output.
 """
 

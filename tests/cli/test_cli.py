@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 from arena.cli.app import app
 from arena.referee.records import read_records
+from tests.helpers.paths import EXAMPLE_BOTS as EXAMPLES
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "bots"
 RANDOM_PY = str(EXAMPLES / "random-py")
 runner = CliRunner()
 

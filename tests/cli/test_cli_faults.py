@@ -18,9 +18,8 @@ import typing
 from pathlib import Path
 
 from rich.console import Console
-from typer.testing import CliRunner, Result
+from typer.testing import Result
 
-from arena.cli.app import app
 from arena.cli.views import (
     LiveTournament,
     leaderboard_csv,
@@ -36,17 +35,13 @@ from arena.referee.local import play_local, random_decider
 from arena.referee.records import read_records
 from arena.referee.sandbox import sandbox_problem
 from arena.referee.text import plain
-from tests.test_tournament import RANDOM, path_bot, write_tournament
+from tests.helpers.cli import invoke
+from tests.helpers.paths import RANDOM
+from tests.helpers.paths import TEST_BOTS as BOTS
+from tests.helpers.tournaments import path_bot, write_tournament
 
-BOTS = Path(__file__).parent / "bots"
 EVIL_NAME = "evil[bold]\x1b[31m"  # a bot's name is its file's: markup and an escape sequence
 SHOWN_NAME = "evil[bold]\\x1b[31m"
-runner = CliRunner()
-
-
-def invoke(*args: str | Path) -> Result:
-    """`arena ARGS` in process, with wide lines (no wrapping of what is checked)."""
-    return runner.invoke(app, [str(a) for a in args], env={"COLUMNS": "400"})
 
 
 def evil_bot(tmp_path: Path, mode: str) -> str:

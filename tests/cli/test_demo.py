@@ -8,8 +8,9 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from arena.cli.app import app
+from tests.helpers.paths import ROOT
 
-DEMO = Path(__file__).resolve().parents[1] / "examples" / "tournament.toml"
+DEMO = ROOT / "examples" / "tournament.toml"
 
 
 def test_demo_tournament_runs_and_ranks_the_heuristic_first(tmp_path: Path) -> None:

@@ -1,11 +1,11 @@
 """The rules of bested (docs/rules.md §5): the seed's own examples replayed, meld validity and
 beating tables, Pass Cards, shedding out, bets, rounds and game end, random play with
-invariants, apply against legal_actions, hidden information and exact replay."""
+invariants, apply against legal_actions, hidden information and exact replay. (The
+bested-heuristic example bot through the real referee: tests/referee/test_examples.py.)"""
 
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import msgspec
 import pytest
@@ -36,9 +36,6 @@ from arena.games.bested import (
     TookWild,
     WildChosen,
 )
-from arena.referee.bot import load_bot
-from arena.referee.check import check_bot
-from arena.referee.game import play_game
 from tests.helpers.bested import (
     HIGH,
     VARIANTS,
@@ -1073,33 +1070,3 @@ def test_bets_need_a_bet_card():
     start = state.event_count
     state.apply(Decline())
     assert not [e for e in since(state, start) if isinstance(e, BetPlaced)]
-
-
-# --------------------------------------------------------------------------
-# The example bots through the real referee
-
-BOTS = Path(__file__).resolve().parents[1] / "examples" / "bots"
-
-
-async def test_heuristic_plays_both_rulesets_without_problems() -> None:
-    rulesets = [get_ruleset("bested"), get_ruleset("bested-solo")]
-    report = await check_bot(load_bot(str(BOTS / "bested-heuristic")), rulesets, games=1)
-    assert report.ok, [p.fault for p in report.problems]
-
-
-async def test_heuristic_beats_random_on_paired_deals() -> None:
-    hero = load_bot(str(BOTS / "bested-heuristic"))
-    rand = load_bot(str(BOTS / "random-py"))
-    wins = games = 0
-    for seed in range(3):
-        for seats in ([hero, rand], [rand, hero]):
-            record = await play_game("bested", seats, seed=seed)
-            assert not record.faults
-            games += 1
-            wins += record.ranks[seats.index(hero)] == 1 and record.ranks.count(1) == 1
-    assert wins >= 5, f"the heuristic won only {wins} of {games} paired games"
-    margins = {}
-    for bot in (hero, rand):
-        records = [await play_game("bested-solo", [bot], seed=seed) for seed in range(4)]
-        margins[bot.name] = sum(r.scores[0] for r in records)
-    assert margins[hero.name] > margins[rand.name]

@@ -36,6 +36,7 @@ from arena.games.override import (
 )
 from arena.games.text import event_text, progress_lines
 from arena.referee.records import read_records
+from tests.helpers.paths import RANDOM
 
 RULESETS = ["override-classic", "override-original"]
 RED, BLACK = "HD", "SC"
@@ -726,7 +727,7 @@ def test_progress_lines_add_the_picture_after_a_move_only():
 
 
 runner = CliRunner()
-RANDOM_PY = str(Path(__file__).resolve().parents[1] / "examples" / "bots" / "random-py")
+RANDOM_PY = str(RANDOM)
 
 
 def test_demo_prints_the_board_after_each_move():

@@ -1,1 +1,2 @@
-"""Shared test helpers; each game family keeps its helpers in one module here."""
+"""Shared test helpers (tests/conftest.py lists them); each game family keeps its helpers in
+one module here."""

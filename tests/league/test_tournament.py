@@ -1,5 +1,6 @@
 """Tournaments end to end: the TOML file, each format with real bot processes, faulty bots,
-kill and resume of `arena tournament`, the leaderboard command, and SPRT matches.
+kill and resume of `arena tournament` and the leaderboard command (SPRT matches:
+test_match.py).
 
 Games are kept short (odin-race, or odin for one round) and few, with two at once.
 """
@@ -16,80 +17,25 @@ import subprocess
 import sys
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from itertools import combinations
 from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner, Result
 
-from arena.cli.app import app
 from arena.league.config import ConfigError, Tournament, load_tournament
 from arena.league.leaderboard import leaderboard
-from arena.league.match import run_match
 from arena.league.results import ResultsDir
 from arena.league.schedule import Game
-from arena.league.sprt import Sprt
 from arena.league.tournament import fixed_schedule, planned_total, run_tournament
-from arena.referee.bot import BotSpec
-from arena.referee.local import LocalBot, random_decider
 from arena.referee.records import GameRecord, read_records
+from tests.helpers.cli import WIDE, invoke
+from tests.helpers.paths import GARBAGE, GREEDY, RANDOM, ROOT
+from tests.helpers.records import seating
+from tests.helpers.tournaments import command_bot, path_bot, write_tournament
 
-ROOT = Path(__file__).resolve().parents[1]
-EXAMPLES = ROOT / "examples" / "bots"
-GREEDY = EXAMPLES / "greedy-py"
-RANDOM = EXAMPLES / "random-py"
-GARBAGE = ROOT / "tests" / "bots" / "garbage_bot.py"
-runner = CliRunner()
-WIDE = {"COLUMNS": "400"}  # no line wrapping of the messages and tables checked below
-
-
-def invoke(*args: str | Path) -> Result:
-    """`arena ARGS` in process, as a user runs it."""
-    return runner.invoke(app, [str(a) for a in args], env=WIDE)
-
-
-# -- writing tournament files ----------------------------------------------------------------
-
-
-def toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, int | float):
-        return str(value)
-    if isinstance(value, str | Path):
-        return json.dumps(str(value))  # a TOML basic string for these plain texts
-    if isinstance(value, list):
-        return "[" + ", ".join(toml_value(v) for v in value) + "]"
-    assert isinstance(value, dict)
-    return "{ " + ", ".join(f"{k} = {toml_value(v)}" for k, v in value.items()) + " }"
-
-
-def path_bot(folder: Path | str, **fields: Any) -> str:
-    """A [[bots]] entry for a bot folder (holding bot.toml)."""
-    return "\n".join(["[[bots]]", f"path = {toml_value(folder)}", *_fields(fields)])
-
-
-def command_bot(name: str, *command: str | Path, **fields: Any) -> str:
-    """A [[bots]] entry for a command line."""
-    head = ["[[bots]]", f"name = {toml_value(name)}", f"command = {toml_value(list(command))}"]
-    return "\n".join(head + _fields(fields))
-
-
-def _fields(fields: dict[str, Any]) -> list[str]:
-    return [f"{k} = {toml_value(v)}" for k, v in fields.items()]
-
-
-def write_tournament(
-    folder: Path, bots: list[str], *, file: str = "tournament.toml", **fields: Any
-) -> Path:
-    """A tournament file: short odin-race games, 2 seats, 1 deal, 2 jobs unless overridden."""
-    settings = {"name": "t", "ruleset": "odin-race", "seats": 2, "deals": 1, "jobs": 2}
-    settings.update(fields)
-    path = folder / file
-    path.write_text("\n".join([*_fields(settings), "", *bots, ""]))
-    return path
+# -- bots for tournament files (the files: tests/helpers/tournaments.py), running them -------
 
 
 def random_bot(name: str) -> str:
@@ -109,10 +55,6 @@ async def run(t: Tournament, root: Path, on_game: Any = None) -> tuple[list[Game
 
 def game_ids(path: Path) -> list[str]:
     return [r.game for r in read_records(path)]
-
-
-def seating(record: GameRecord) -> tuple[str, ...]:
-    return tuple(s.bot for s in record.seats)
 
 
 # -- 1. the tournament file ------------------------------------------------------------------
@@ -775,59 +717,3 @@ def test_leaderboard_of_a_folder_that_is_not_results_is_a_clear_error(tmp_path: 
         result = invoke("leaderboard", str(folder))
         assert result.exit_code == 2
         assert "is not a tournament results folder" in result.output
-
-
-# -- 9. SPRT ---------------------------------------------------------------------------------
-
-
-def greedy_decider(request: dict[str, Any]) -> int:
-    """Shed the most cards at once; pass or take back the first offered otherwise."""
-    actions = request["actions"]
-    plays = [i for i, a in enumerate(actions) if a["type"] == "play"]
-    if plays:
-        return max(plays, key=lambda i: len(actions[i]["cards"]))
-    return 0
-
-
-def in_process(deciders: dict[str, Callable[[], Any]]) -> Callable[[BotSpec], LocalBot]:
-    """A `connect` that gives every game a fresh in-process bot, by the spec's name."""
-    return lambda spec: LocalBot(spec, deciders[spec.name]())
-
-
-def local(name: str) -> BotSpec:
-    return BotSpec(name, ["(in-process)"])
-
-
-async def test_sprt_accepts_h1_for_a_much_stronger_bot() -> None:
-    seeds = iter(range(10**6))
-    connect = in_process(
-        {"greedy": lambda: greedy_decider, "random": lambda: random_decider(f"r{next(seeds)}")}
-    )
-    state = await run_match(
-        local("greedy"), local("random"), "odin-race", Sprt(elo0=0, elo1=10),
-        max_pairs=300, connect=connect,
-    )  # fmt: skip
-    assert state.status == "H1", state.counts
-    assert state.llr >= state.sprt.bounds()[1]
-    assert len(state.games) == 2 * state.pairs
-    assert all(not g.faults for g in state.games)  # in process, as asked: nothing was spawned
-    assert {seating(g) for g in state.games} == {("greedy", "random"), ("random", "greedy")}
-
-
-async def test_sprt_accepts_h0_for_equal_bots() -> None:
-    seeds = iter(range(10**6))
-    fresh = lambda: random_decider(f"s{next(seeds)}")  # noqa: E731
-    state = await run_match(
-        local("a"), local("b"), "odin-race", Sprt(elo0=100, elo1=200),
-        max_pairs=300, connect=in_process({"a": fresh, "b": fresh}),
-    )  # fmt: skip
-    assert state.status == "H0", state.counts
-    assert state.llr <= state.sprt.bounds()[0]
-    assert all(not g.faults for g in state.games)
-
-
-def test_sprt_command_finds_greedy_stronger_than_random() -> None:
-    result = invoke("sprt", GREEDY, RANDOM, "-r", "odin-race", "--elo0", "0", "--elo1", "100")
-    assert result.exit_code == 0, result.output
-    assert "H1 accepted: greedy-py is stronger" in result.output
-    assert "pairs" in result.output and "LLR" in result.output

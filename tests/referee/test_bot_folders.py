@@ -16,9 +16,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from typer.testing import CliRunner, Result
 
-from arena.cli.app import app
 from arena.games import all_rulesets, get_ruleset
 from arena.league.config import ConfigError, load_tournament
 from arena.referee.bot import BUILD_STAMP, BotSpecError, BuildError, build_bot, load_bot
@@ -27,22 +25,15 @@ from arena.referee.game import play_game
 from arena.referee.records import GameRecord, read_records
 from arena.referee.sandbox import sandbox_problem
 from protocol.messages import bot_decoder
-from tests.test_tournament import command_bot, path_bot, write_tournament
+from tests.helpers.cli import invoke
+from tests.helpers.paths import EXAMPLE_BOTS as EXAMPLES
+from tests.helpers.paths import GARBAGE, RANDOM, ROOT
+from tests.helpers.tournaments import command_bot, path_bot, write_tournament
 
-ROOT = Path(__file__).resolve().parents[1]
-EXAMPLES = ROOT / "examples" / "bots"
-RANDOM = EXAMPLES / "random-py"
 RANDOM_C = EXAMPLES / "random-c"
 ODIN_HEURISTIC = EXAMPLES / "odin-heuristic"
-GARBAGE = ROOT / "tests" / "bots" / "garbage_bot.py"
-runner = CliRunner()
 
 FIRST_CHOICE = "from protocol.bot import run\nrun(lambda request: 0, name='first')\n"
-
-
-def invoke(*args: str | Path) -> Result:
-    """`arena ARGS` in process, with wide lines (no wrapping of what is checked)."""
-    return runner.invoke(app, [str(a) for a in args], env={"COLUMNS": "400"})
 
 
 def script(path: Path, body: str, mode: int = 0o755) -> Path:

@@ -19,8 +19,10 @@ from arena.referee.bot import BotSpec
 from arena.referee.game import play_game
 from arena.referee.local import LocalBot, random_decider
 from arena.referee.replay import ReplayError, replay
+from tests.helpers.paths import RANDOM as RANDOM_PY
+from tests.helpers.paths import TEST_BOTS as BOTS
+from tests.helpers.tournaments import command_bot, write_tournament
 
-BOTS = Path(__file__).resolve().parent / "bots"
 RANDOM = BotSpec("random", [sys.executable, str(BOTS / "random_bot.py")])
 BOUND = 7
 
@@ -70,7 +72,6 @@ async def test_a_tournament_journals_such_games_and_finishes(tight: None, tmp_pa
     from arena.league.config import load_tournament
     from arena.league.results import ResultsDir
     from arena.league.tournament import run_tournament
-    from tests.test_tournament import command_bot, write_tournament
 
     bots = [command_bot(n, "{python}", BOTS / "random_bot.py") for n in "ab"]
     t = load_tournament(write_tournament(tmp_path, bots, deals=2, jobs=2))
@@ -86,7 +87,7 @@ def test_arena_play_says_the_game_had_no_result(tight: None, tmp_path: Path) -> 
 
     from arena.cli.app import app
 
-    bot = str(Path(__file__).resolve().parents[1] / "examples" / "bots" / "random-py")
+    bot = str(RANDOM_PY)
     record = tmp_path / "games.jsonl"
     result = CliRunner().invoke(
         app, ["play", "odin-race", bot, bot, "-q", "--sandbox", "off", "--record", str(record)]

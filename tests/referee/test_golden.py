@@ -15,7 +15,7 @@ one set aside).
 
 After a deliberate change to the rules or the protocol, regenerate and review:
 
-    ARENA_UPDATE_GOLDEN=1 /work/venv/bin/pytest tests/test_golden.py
+    ARENA_UPDATE_GOLDEN=1 .venv/bin/pytest tests/referee/test_golden.py
     git diff --stat tests/golden protocol/PROTOCOL.md
 
 That rewrites tests/golden/*.jsonl (deleting files of games no longer listed) and
@@ -39,8 +39,8 @@ from arena.referee.local import Decide, LocalBot, Sender, play_local, random_dec
 from arena.referee.records import GameRecord
 from arena.referee.replay import replay
 from tests.helpers.messages import strings
+from tests.helpers.paths import GOLDEN
 
-GOLDEN = Path(__file__).with_name("golden")
 UPDATE = os.environ.get("ARENA_UPDATE_GOLDEN") == "1"
 
 

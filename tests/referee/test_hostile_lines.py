@@ -29,8 +29,8 @@ from arena.referee.records import GameRecord, append_record, read_records
 from arena.referee.replay import replay
 from arena.referee.text import plain
 from protocol.messages import MAX_LINE_BYTES, Choice, Limits, Ready, bot_decoder
+from tests.helpers.paths import TEST_BOTS as BOTS
 
-BOTS = Path(__file__).parent / "bots"
 RANDOM = BotSpec("random", [sys.executable, str(BOTS / "random_bot.py")])
 RULESET, PLAYERS, SEAT = "odin-race", 3, 1
 CONFIG = RefereeConfig(limits=Limits(startup_ms=5000, move_ms=3000), exit_grace_ms=500)

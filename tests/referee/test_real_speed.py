@@ -23,11 +23,10 @@ from arena.referee.game import RefereeConfig, play_game
 from arena.referee.records import GameRecord
 from arena.referee.sandbox import SandboxConfig, sandbox_problem
 from protocol.messages import Limits
-from tests.test_referee import check_record
-from tests.test_tournament import command_bot, write_tournament
-
-BOTS = Path(__file__).resolve().parent / "bots"
-ON = SandboxConfig(mode="on")
+from tests.helpers.paths import TEST_BOTS as BOTS
+from tests.helpers.records import check_record
+from tests.helpers.sandbox import ON
+from tests.helpers.tournaments import command_bot, write_tournament
 
 
 def thinker(seconds: float, sandbox: SandboxConfig | None) -> BotSpec:

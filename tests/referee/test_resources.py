@@ -24,9 +24,9 @@ from arena.referee.bot import BotSpec
 from arena.referee.game import play_game
 from arena.referee.records import read_records
 from arena.referee.spawn import NoResources, spawn
-from tests.test_tournament import command_bot, write_tournament
+from tests.helpers.paths import ROOT
+from tests.helpers.tournaments import command_bot, write_tournament
 
-ROOT = Path(__file__).resolve().parents[1]
 RANDOM = BotSpec("random", [sys.executable, str(ROOT / "tests" / "bots" / "random_bot.py")])
 
 

@@ -40,21 +40,14 @@ from arena.referee.local import LocalBot, random_decider
 from arena.referee.records import GameRecord, read_records
 from arena.referee.sandbox import SandboxConfig, SandboxOverride, sandbox_problem
 from protocol.messages import Limits
-from tests.test_referee import check_record
-from tests.test_tournament import command_bot, path_bot, write_tournament
+from tests.helpers.paths import RANDOM as RANDOM_PY
+from tests.helpers.paths import ROOT, TEST_BOTS
+from tests.helpers.records import check_record
+from tests.helpers.sandbox import HOSTILE, ON, hostile
+from tests.helpers.tournaments import command_bot, path_bot, write_tournament
 
-ROOT = Path(__file__).resolve().parents[1]
-HOSTILE = ROOT / "tests" / "bots" / "hostile_bot.py"
-RANDOM_PY = ROOT / "examples" / "bots" / "random-py"
-ON = SandboxConfig(mode="on")
 MODES = [pytest.param(ON, id="sandboxed"), pytest.param(None, id="unsandboxed")]
 runner = CliRunner()
-
-
-def hostile(attack: str, *args: object, sandbox: SandboxConfig | None = ON, **env: str) -> BotSpec:
-    """The hostile bot running one attack, as a bare command line."""
-    command = [sys.executable, str(HOSTILE), attack, *map(str, args)]
-    return BotSpec(f"hostile-{attack}", command, env=env, sandbox=sandbox)
 
 
 def good(sandbox: SandboxConfig | None = ON) -> BotSpec:
@@ -258,7 +251,7 @@ REFEREE_SCRIPT = """
 import sys, trio
 sys.path.insert(0, {root!r})
 from arena.referee.game import play_game
-from tests.test_sandbox import hostile, ON
+from tests.helpers.sandbox import hostile, ON
 from arena.referee.bot import BotSpec
 sandbox = ON if {sandboxed!r} else None
 slow = BotSpec("slow", [sys.executable, {random!r}, "30"], sandbox=sandbox)
@@ -274,7 +267,7 @@ def test_a_referee_killed_with_sigkill_takes_its_bots_down(sandbox: SandboxConfi
     script = REFEREE_SCRIPT.format(
         root=str(ROOT),
         sandboxed=sandbox is not None,
-        random=str(ROOT / "tests" / "bots" / "random_bot.py"),
+        random=str(TEST_BOTS / "random_bot.py"),
     )
     referee = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT)
     try:
