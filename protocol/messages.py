@@ -121,8 +121,8 @@ def schema(observation_type: Any, action_type: Any, event_type: Any) -> dict[str
 
 def _stable_names(doc: dict[str, Any]) -> dict[str, Any]:
     """The schema with language-neutral definition names: msgspec names a generic message after
-    its type arguments' Python paths (`Choice_arena.games.odin.Play___...`); a schema holds one
-    of each generic message, so its own name (`Choice`, `Request`, `GameOver`) is enough."""
+    its type arguments' Python paths (`Choice_arena.games.odin.Play___...`), and titles it the
+    same way; a schema holds one of each generic message, so its own name is enough."""
     generic = {t.__name__ for t in (Request, GameOver, Choice)}
     renames: dict[str, str] = {}
     for name in doc["$defs"]:
@@ -145,4 +145,8 @@ def _stable_names(doc: dict[str, Any]) -> dict[str, Any]:
 
     doc = fix(doc)
     doc["$defs"] = {renames.get(k, k): v for k, v in doc["$defs"].items()}
+    for short in renames.values():
+        # The title too: msgspec spells it `Request[<Python paths of the type arguments>]`.
+        if "title" in doc["$defs"][short]:
+            doc["$defs"][short]["title"] = short
     return doc

@@ -395,7 +395,7 @@ def play(
     if record is not None:  # no bot may read earlier records
         config = msgspec.structs.replace(config, private=(str(record.resolve()),))
 
-    def observe(state: GameState, events: list[tuple[Audience, msgspec.Struct]]) -> None:
+    def observe(state: GameState[Any, Any], events: list[tuple[Audience, msgspec.Struct]]) -> None:
         if not quiet:
             for line in progress_lines(state, events):
                 _plain(line)

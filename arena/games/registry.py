@@ -124,11 +124,11 @@ class Ruleset:
             return msgspec.convert(raw, self.options_type, strict=False)
         except msgspec.ValidationError as exc:
             text = str(exc)
-            name = text.rsplit("`$.", 1)[-1].rstrip("`") if "`$." in text else None
-            if name in infos:
-                info = infos[name]
+            field = text.rsplit("`$.", 1)[-1].rstrip("`") if "`$." in text else None
+            if field in infos:
+                info = infos[field]
                 raise GameConfigError(
-                    f"bad value {raw.get(name)!r} for {self.id} option '{name}': "
+                    f"bad value {raw.get(field)!r} for {self.id} option '{field}': "
                     f"allowed {info.allowed}"
                 ) from None
             raise GameConfigError(f"bad options for {self.id}: {text}") from None

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import msgspec
 
@@ -22,7 +23,7 @@ def event_text(event: msgspec.Struct, audience: Audience = None) -> str:
 
 
 def progress_lines(
-    state: GameState, events: Iterable[tuple[Audience, msgspec.Struct]]
+    state: GameState[Any, Any], events: Iterable[tuple[Audience, msgspec.Struct]]
 ) -> list[str]:
     """The lines for events just emitted and, once a move has been made, the game's
     picture of the table (if it has one): what `play`, `demo` and `replay` print."""

@@ -259,7 +259,7 @@ class _Draw:
         if len(left) < self.size:
             supersets = sum(1 for t in taken if left.issubset(t))
             return math.comb(self.n - len(left), self.size - len(left)) > supersets
-        options = itertools.combinations(sorted(left), self.size)
+        options: Iterable[tuple[int, ...]] = itertools.combinations(sorted(left), self.size)
         if len(left) % self.size == 0:  # a partition: some table holds the first bot
             options = (t for t in options if t[0] == min(left))
         for t in options:

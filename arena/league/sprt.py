@@ -33,7 +33,8 @@ Status = Literal["H0", "H1", "continue"]
 
 def logistic_score(elo: float) -> float:
     """Expected score for an Elo difference: 1 / (1 + 10^(-elo/400))."""
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+    power: float = 10.0 ** (-elo / 400.0)  # typeshed's float ** float is Any (it may be complex)
+    return 1.0 / (1.0 + power)
 
 
 def logistic_elo(score: float) -> float:

@@ -15,7 +15,7 @@ import math
 import random
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import msgspec
 import trio
@@ -24,7 +24,7 @@ from arena.games import GameState, IllegalAction, get_ruleset
 from arena.games.base import Audience, describe
 from arena.referee.bot import STDERR_LIMIT, BotProcess, BotSpec
 from arena.referee.clock import Clock
-from arena.referee.faults import BotFault
+from arena.referee.faults import BotFault, FaultKind
 from arena.referee.records import Fault, GameRecord, Move, SeatRecord
 from arena.referee.sandbox import hidden
 from arena.referee.spawn import NoResources
@@ -135,13 +135,14 @@ class _Game:
         its seat out. A seat already out is left as it is: the first fault stands."""
         if seat in self.out:
             return
+        kind: FaultKind
         if isinstance(exc, IllegalAction):
             kind, overrun = "illegal", None
             reason = f"sent an illegal action {_shorten(describe(exc.action))}: {exc.reason}"
         else:
             kind, reason, overrun = exc.kind, exc.reason, exc.overrun_ms
         self.faults.append(
-            Fault(seat, self.conns[seat].spec.name, kind, decision, bounded(reason), overrun)  # type: ignore[arg-type]
+            Fault(seat, self.conns[seat].spec.name, kind, decision, bounded(reason), overrun)
         )
         self.out.add(seat)
         self.conns[seat].kill()
@@ -202,6 +203,7 @@ class _Game:
     def decode(self, line: bytes, sent: str = "sent") -> Any:
         """A bot's line as a message; anything wrong with it, whatever msgspec raises (a
         RecursionError for deep nesting included), is the bot's malformed or schema fault."""
+        kind: FaultKind
         try:
             line.decode()  # msgspec checks only the strings it keeps; the protocol is UTF-8
             return self.decoder.decode(line)
@@ -215,7 +217,7 @@ class _Game:
             kind, why = "malformed", "which is nested too deeply to read"
         except Exception as exc:  # nothing a bot writes may stop the game
             kind, why = "malformed", f"which could not be read ({_error(exc)})"
-        raise BotFault(kind, f"{sent} {_snippet(line)}, {why}")  # type: ignore[arg-type]
+        raise BotFault(kind, f"{sent} {_snippet(line)}, {why}")
 
     # -- one decision --------------------------------------------------------------------
     async def ask(self, seat: int, legal: list[Any], clock: trio.CancelScope) -> tuple[Any, float]:
@@ -362,11 +364,11 @@ class _Game:
     def conclude(self, seat: int, legal: list[Any], ms: float) -> None:
         """Record the decision; if the bot's action was not applied, the fallback decides."""
         state = self.state
-        by = "bot"
+        by: Literal["bot", "fallback"] = "bot"
         if len(self.moves) == len(state.history):
             by = "fallback"
             state.apply(self.fallback.choice(legal))
-        self.moves.append(Move(seat, state.history[-1][1], round(ms, 3), by))  # type: ignore[arg-type]
+        self.moves.append(Move(seat, state.history[-1][1], round(ms, 3), by))
         self.decision += 1
         self.notify()
 

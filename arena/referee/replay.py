@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import msgspec
 
@@ -17,7 +18,7 @@ class ReplayError(ArenaError, ValueError):
     """A record that the rules engine does not reproduce."""
 
 
-def replay(record: GameRecord, on_line: Callable[[str], None] | None = None) -> GameState:
+def replay(record: GameRecord, on_line: Callable[[str], None] | None = None) -> GameState[Any, Any]:
     """Apply every recorded move to a fresh game from the record's seed; raise on any mismatch."""
     ruleset = get_ruleset(record.ruleset)
     state = ruleset.new_game(record.players, record.options, record.seed)

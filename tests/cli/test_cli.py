@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import msgspec
+import pytest
 from typer.testing import CliRunner
 
 from arena.cli.app import app
@@ -98,3 +99,14 @@ def test_protocol_schema_is_json_schema_for_both_directions() -> None:
     assert set(doc["referee_to_bot"]["discriminator"]["mapping"]) == {"hello", "act", "game_over"}
     assert set(doc["bot_to_referee"]["discriminator"]["mapping"]) == {"ready", "action"}
     assert "OdinObservation" in doc["$defs"]
+
+
+@pytest.mark.parametrize("ruleset", ["bested", "odin", "override-classic"])
+def test_protocol_schema_speaks_no_python(ruleset: str) -> None:
+    """Definition names and titles are the messages' own names, not Python module paths."""
+    result = runner.invoke(app, ["protocol", "schema", "--ruleset", ruleset])
+    assert result.exit_code == 0, result.output
+    doc = msgspec.json.decode(result.output)
+    assert {"Request", "Choice", "GameOver"} <= set(doc["$defs"])
+    assert doc["$defs"]["Request"]["title"] == "Request"
+    assert "arena." not in result.output

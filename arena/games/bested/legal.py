@@ -1,0 +1,79 @@
+"""The legal-action generation of `bested`: every action the seat to act may take."""
+
+from __future__ import annotations
+
+from arena.games import melds as M
+from arena.games.bested.actions import (
+    _DECLINE,
+    _PASS_NONE,
+    _PASSES,
+    PASS_CARDS,
+    BestedAction,
+    Bet,
+    ChooseWild,
+    Give,
+    Pass,
+    TakeWild,
+)
+from arena.games.bested.meld_actions import swap_options
+from arena.games.bested.observation import CHOOSE, LEAD, OVER, PLAY, SWAP
+from arena.games.bested.state import AVAILABLE, BestedTable
+
+
+class LegalActions(BestedTable):
+    """The legal actions: plays from the memo, passes, the swap step, Pass Card uses."""
+
+    def legal_actions(self) -> list[BestedAction]:
+        phase = self.phase
+        if phase == OVER:
+            return []
+        seat = self.turn
+        hand = self.hands[seat]
+        codes = M.card_table().codes
+        if phase == CHOOSE:
+            return [ChooseWild(codes[c]) for c in reversed(hand)]
+        if phase == LEAD:
+            found = M.all_melds(hand, len(self.wilds[seat]), self.rules.kinds)
+            return [self._memo.play(m) for m in found]
+        if phase == PLAY:
+            assert self.beat is not None
+            found = M.beating(hand, len(self.wilds[seat]), self.beat, self.rules.zero_high)
+            out: list[BestedAction] = [self._memo.play(m) for m in found]
+            out.extend(self._pass_options(seat))
+            return out
+        if phase == SWAP:
+            return list(swap_options(self.pending))
+        return self._resolve_options(seat)
+
+    def _pass_options(self, seat: int) -> list[Pass]:
+        # docs/rules.md §5.5: a passing player takes one available Pass Card of their choice,
+        # unless nobody else remains in the trick (then none, and the trick ends).
+        if not self._others_in_trick(seat):
+            return [_PASS_NONE]
+        return [
+            _PASSES[PASS_CARDS[k]]
+            for k in sorted(self.pass_state)
+            if self.pass_state[k] == AVAILABLE
+        ]
+
+    def _resolve_options(self, seat: int) -> list[BestedAction]:
+        card = self.resolving
+        out: list[BestedAction] = []
+        holders = self.holders()
+        if card in (6, 5) and self._bets_left(seat) > 0:
+            out.extend(Bet(s) for s in holders)
+        if card == 6:
+            codes = M.card_table().codes
+            give = [*reversed(self.hands[seat])]
+            if self.wilds[seat]:
+                give.append(self.wilds[seat][0])  # any wild is the same gift: the first
+            for c in give:
+                out.extend(Give(codes[c], s) for s in holders if s != seat)
+        if card in (5, 3):
+            codes = M.card_table().codes
+            out.extend(TakeWild(codes[c]) for c in self._takeable())
+            out.append(_DECLINE)
+        if card == 4:
+            found = M.all_melds(self.hands[seat], len(self.wilds[seat]), self.rules.kinds)
+            out.extend(self._memo.discard(m) for m in M.distinct_removals(found))
+        return out

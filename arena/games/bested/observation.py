@@ -1,0 +1,91 @@
+"""What one seat of `bested` sees: the observation Struct and its parts, and the phases
+(by name for the bots, by number inside the state)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from msgspec import Struct
+
+from arena.games import melds as M
+from arena.games.bested.actions import PassCardName
+from arena.games.melds import KIND_NAMES, Meld, MeldName
+
+
+class TablePlay(Struct, frozen=True):
+    """One play of the current trick."""
+
+    seat: int
+    meld: MeldName
+    cards: tuple[str, ...]
+    wilds: tuple[int, ...]
+    wild_cards: tuple[str, ...]
+
+
+PassState = Literal["available", "held", "removed"]
+
+
+class PassCardView(Struct, frozen=True):
+    """A Pass Card of this round: in the centre, held (unresolved) or removed."""
+
+    card: PassCardName
+    number: int
+    state: PassState
+    holder: int | None
+    leaving: bool  # held, and removed from the round once resolved
+
+
+class BetView(Struct, frozen=True):
+    owner: int
+    on: int
+
+
+Phase = Literal["choose_wild", "lead", "play", "resolve", "over", "swap"]
+_PHASES: tuple[Phase, ...] = ("choose_wild", "lead", "play", "resolve", "over", "swap")
+CHOOSE, LEAD, PLAY, RESOLVE, OVER, SWAP = range(6)
+
+
+class BestedObservation(Struct, tag="bested", frozen=True):
+    """What one seat sees: its own hand and wilds, and the public table."""
+
+    ruleset: str
+    seat: int
+    players: int
+    round: int
+    phase: Phase
+    to_act: int | None
+    resolving: PassCardName | None
+    hand: list[str]
+    wilds: list[str]
+    hand_sizes: list[int]
+    trick_leader: int | None
+    beat: TablePlay | None
+    plays: list[TablePlay]
+    #: phase `swap`, to the seat deciding only: its meld awaiting swaps (not yet public)
+    pending: TablePlay | None
+    takeable: list[str]
+    in_trick: list[int]
+    passed: list[int]
+    shed: list[int]
+    pass_cards: list[PassCardView]
+    bets: list[BetView]
+    bets_left: list[int]
+    round_points: list[int]
+    totals: list[int]
+    threshold: int
+    round_leader: int
+    undealt: int
+    gaps: bool
+    zeros: bool
+    high: int
+
+
+def table_play(seat: int, meld: Meld, used: tuple[int, ...]) -> TablePlay:
+    codes = M.card_table().codes
+    return TablePlay(
+        seat,
+        KIND_NAMES[meld.kind],
+        tuple(codes[c] for c in meld.naturals),
+        meld.wilds,
+        tuple(codes[c] for c in used),
+    )
