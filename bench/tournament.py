@@ -20,7 +20,7 @@ import trio
 
 from arena.league.config import load_tournament
 from arena.league.results import ResultsDir
-from arena.league.tournament import planned_total, run_tournament
+from arena.league.tournament import run_tournament, schedule_of
 
 BOTS = Path(__file__).resolve().parents[1] / "examples" / "bots"
 TEMPLATE = """
@@ -49,7 +49,7 @@ def run_once(file: Path, jobs: int) -> tuple[int, float]:
         start = time.perf_counter()
         records = trio.run(run_tournament, t, folder)
         seconds = time.perf_counter() - start
-    assert len(records) == planned_total(t)
+    assert len(records) == schedule_of(t).total()
     return len(records), seconds
 
 

@@ -35,7 +35,7 @@ from arena.league.leaderboard import leaderboard
 from arena.league.match import MatchState, run_match
 from arena.league.results import ResultsDir
 from arena.league.sprt import Sprt, elo_estimate
-from arena.league.tournament import planned_total, run_tournament
+from arena.league.tournament import run_tournament, schedule_of
 from arena.referee import clock
 from arena.referee.bot import (
     BotSpec,
@@ -108,6 +108,11 @@ def say(*parts: str | tuple[str, str], lines: bool = False) -> None:
         *((plain(p[0]), p[1]) if isinstance(p, tuple) else plain(p, lines=lines) for p in parts)
     )
     console.print(text, highlight=False, soft_wrap=True)
+
+
+def note(text: str) -> None:
+    """A remark on how the run goes (fewer games at once than asked, say), not an error."""
+    say(("note:", "yellow"), f" {text}")
 
 
 def show_stderr(stderr: str, lines: int = 10) -> None:
@@ -224,6 +229,8 @@ AllowMixed = Annotated[
         "unsandboxed bot can read a sandboxed one's input, its hidden hand)",
     ),
 ]
+
+
 def sandboxed(
     specs: list[BotSpec], mode: Mode | None = None, *, allow_mixed: bool = False
 ) -> list[BotSpec]:
@@ -610,7 +617,7 @@ def tournament(
         t = msgspec.structs.replace(t, config=msgspec.structs.replace(t.config, jobs=jobs))
     folder = ResultsDir.open(results, t, fresh=fresh)
     before = folder.records()
-    total = planned_total(t)
+    total = schedule_of(t).total()
     names = [b.name for b in t.bots]
     c = t.config
     say(
@@ -622,10 +629,6 @@ def tournament(
     if before:
         console.print(f"resuming: {len(before)} games already played", highlight=False)
     live_view = LiveTournament(c.name, names, before, total)
-
-    def note(text: str) -> None:
-        say(("note:", "yellow"), f" {text}")
-
     try:
         with Live(live_view, console=console, refresh_per_second=4, transient=True):
             records = run_trio(
@@ -731,6 +734,7 @@ def sprt(
             max_pairs=max_pairs,
             jobs=jobs,
             on_pair=report,
+            on_note=note,
         )
     )
     verdict = {

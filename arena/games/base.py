@@ -57,6 +57,7 @@ def ranks_from_scores(scores: Sequence[float], *, higher_is_better: bool) -> tup
 
 
 Audience = tuple[int, ...] | None  # None: every seat sees the event
+Action = msgspec.Struct  # any ruleset's action: each ruleset's action types are Structs
 
 
 class GameState(ABC, Generic[A, Obs]):

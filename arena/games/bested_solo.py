@@ -26,6 +26,7 @@ from arena.games.bested import (
     swap_options,
 )
 from arena.games.melds import KIND_NAMES, Meld, MeldName
+from arena.games.registry import Ruleset
 
 # --------------------------------------------------------------------------
 # Actions
@@ -469,3 +470,19 @@ def max_decisions(players: int, options: SoloOptions) -> int:
         passes = (deck + 1) // 2 + 1
         total += 2 * plays + 2 * dummy + passes
     return total
+
+
+#: the rulesets this module plays (collected by `arena.games`)
+RULESETS = (
+    Ruleset(
+        id="bested-solo",
+        title="Bested Another Time, solo",
+        summary="One player climbs over its own melds against a dummy hand; lower score wins.",
+        min_players=1,
+        max_players=1,
+        options_type=SoloOptions,
+        state_type=SoloState,
+        factory=new_bested_solo,
+        max_decisions=max_decisions,
+    ),
+)

@@ -9,8 +9,10 @@ cards the way a set's value is read: largest digit first.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
+
+from arena.games.base import IllegalAction
 
 WILD_SUIT = "*"
 
@@ -54,6 +56,23 @@ class CardTable:
     def parse(self, code: object) -> int | None:
         """The id of a card code, or None when this deck has no such card."""
         return self.index.get(code) if isinstance(code, str) else None
+
+    def from_hand(
+        self, action: object, codes: Iterable[object], hand: Collection[int], held: str
+    ) -> list[int]:
+        """The ids of a bot's card codes, each a card of this deck that is `held` ("in your
+        hand"), none listed twice; otherwise IllegalAction for `action` says which is not."""
+        ids = []
+        for code in codes:
+            c = self.parse(code)
+            if c is None:
+                raise IllegalAction(action, f"{code!r} is not a card of this deck")
+            if c not in hand:
+                raise IllegalAction(action, f"{code} is not {held}")
+            ids.append(c)
+        if len(set(ids)) != len(ids):
+            raise IllegalAction(action, "the same card is listed twice")
+        return ids
 
 
 def deal(

@@ -18,6 +18,7 @@ from msgspec import Meta, Struct
 from arena.games.base import GameState, IllegalAction, Outcome, ranks_from_scores
 from arena.games.cards import WILD_SUIT, CardTable, deal
 from arena.games.events import Dealt
+from arena.games.registry import Ruleset
 
 COLOURS = "ROYGBP"  # red, orange, yellow, green, blue, purple (Odin's six colours)
 SUITS = "SHDC"  # spades, hearts, diamonds, clubs (override-beta)
@@ -430,16 +431,7 @@ class OdinState(GameState[OdinAction, OdinObservation]):
     def _parse_cards(self, action: Play, hand: list[int]) -> tuple[int, ...]:
         if not action.cards:
             raise IllegalAction(action, "a play needs at least one card")
-        ids = []
-        for code in action.cards:
-            c = self._deck.table.parse(code)
-            if c is None:
-                raise IllegalAction(action, f"{code!r} is not a card of this deck")
-            if c not in hand:
-                raise IllegalAction(action, f"{code} is not in your hand")
-            ids.append(c)
-        if len(set(ids)) != len(ids):
-            raise IllegalAction(action, "the same card is listed twice")
+        ids = self._deck.table.from_hand(action, action.cards, hand, "in your hand")
         return tuple(sorted(ids))
 
     def _play(self, seat: int, action: Play) -> Play:
@@ -602,3 +594,41 @@ def odin_race_max_decisions(players: int, options: OdinRaceOptions) -> int:
 def override_beta_max_decisions(players: int, options: OverrideBetaOptions) -> int:
     """The most decisions an `override-beta` game can take (docs/rules.md §9.2)."""
     return _max_decisions(players, _beta_rules(players, options))
+
+
+#: the rulesets this module plays (collected by `arena.games`)
+RULESETS = (
+    Ruleset(
+        id="odin",
+        title="Odin",
+        summary="Shed your cards in sets that beat the middle; lowest total wins.",
+        min_players=2,
+        max_players=6,
+        options_type=OdinOptions,
+        state_type=OdinState,
+        factory=new_odin,
+        max_decisions=odin_max_decisions,
+    ),
+    Ruleset(
+        id="odin-race",
+        title="Odin, race",
+        summary="Odin's play in one round: the first to empty their hand wins.",
+        min_players=2,
+        max_players=6,
+        options_type=OdinRaceOptions,
+        state_type=OdinState,
+        factory=new_odin_race,
+        max_decisions=odin_race_max_decisions,
+    ),
+    Ruleset(
+        id="override-beta",
+        title="Override (beta)",
+        summary="Odin with a standard deck and the Cheat Code (Joker); lowest total wins.",
+        min_players=2,
+        max_players=4,
+        options_type=OverrideBetaOptions,
+        state_type=OdinState,
+        factory=new_override_beta,
+        max_decisions=override_beta_max_decisions,
+    ),
+)

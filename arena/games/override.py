@@ -15,6 +15,7 @@ from msgspec import Struct
 
 from arena.games.base import GameState, IllegalAction, Outcome
 from arena.games.cards import CardTable
+from arena.games.registry import Ruleset
 
 SUITS = "SHDC"
 COLOUR_SUITS = ("HD", "SC")  # seat 0 is red, seat 1 is black (docs/rules.md §7.1)
@@ -518,3 +519,30 @@ def max_decisions(players: int, options: OverrideClassicOptions | OverrideOrigin
     """The most decisions a game can take (docs/rules.md §9.3): each places a drawn card,
     and each of the 52 cards is drawn at most once."""
     return len(card_table())
+
+
+#: the rulesets this module plays (collected by `arena.games`)
+RULESETS = (
+    Ruleset(
+        id="override-classic",
+        title="Override Classic",
+        summary="Draw and place cards on a 5×5 board, overriding weaker ones; own a line to win.",
+        min_players=2,
+        max_players=2,
+        options_type=OverrideClassicOptions,
+        state_type=OverrideState,
+        factory=new_override_classic,
+        max_decisions=max_decisions,
+    ),
+    Ruleset(
+        id="override-original",
+        title="Override Original",
+        summary="Override on a board that grows from one card and must fit in a 5×5 box.",
+        min_players=2,
+        max_players=2,
+        options_type=OverrideOriginalOptions,
+        state_type=OverrideState,
+        factory=new_override_original,
+        max_decisions=max_decisions,
+    ),
+)

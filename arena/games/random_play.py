@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from collections.abc import Callable, Iterator
 
-from arena.games import Outcome, new_game
+from arena.games import OptionsInput, Outcome, new_game
 from arena.games.text import progress_lines
 
 
 def random_game(
     ruleset: str,
     players: int,
-    options: Mapping[str, Any] | None = None,
+    options: OptionsInput = None,
     seed: int = 0,
     on_line: Callable[[str], None] | None = None,
 ) -> Outcome:

@@ -6,12 +6,20 @@ import types
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import msgspec
 
 from arena.games.base import GameState
 from arena.games.errors import ArenaError
+
+#: What callers may pass as a ruleset's options: a mapping from a file or the command line
+#: (strings such as "true" or "20" are accepted), options already typed (a Struct), or None
+#: for the defaults. `Ruleset.options` turns any of them into the ruleset's own Struct.
+OptionsInput = Mapping[str, Any] | msgspec.Struct | None
+
+#: A ruleset's options Struct type.
+Opts = TypeVar("Opts", bound=msgspec.Struct)
 
 
 class GameConfigError(ArenaError, ValueError):
@@ -79,7 +87,7 @@ def describe_options(options_type: type[msgspec.Struct]) -> list[OptionInfo]:
 
 
 @dataclass(frozen=True)
-class Ruleset:
+class Ruleset(Generic[Opts]):
     """One playable ruleset: id, seat limits, options and how to start a game."""
 
     id: str
@@ -87,13 +95,14 @@ class Ruleset:
     summary: str
     min_players: int
     max_players: int
-    options_type: type[msgspec.Struct]
+    options_type: type[Opts]
     state_type: type[GameState[Any, Any]]
-    factory: Callable[[int, Any, int], GameState[Any, Any]]
+    #: `factory(players, options, seed)`: a new game with these typed options.
+    factory: Callable[[int, Opts, int], GameState[Any, Any]]
     #: `max_decisions(players, options)`: the most decisions (applied actions) a game with
     #: these players and typed options (as `options()` returns them) can take. A proven
     #: upper bound (docs/rules.md §9), so a game that passes it has broken rules.
-    max_decisions: Callable[[int, Any], int]
+    max_decisions: Callable[[int, Opts], int]
 
     @property
     def action_type(self) -> Any:
@@ -105,7 +114,7 @@ class Ruleset:
             return str(self.min_players)
         return f"{self.min_players}-{self.max_players}"
 
-    def options(self, raw: Mapping[str, Any] | msgspec.Struct | None = None) -> Any:
+    def options(self, raw: OptionsInput = None) -> Opts:
         """Typed options from a mapping (strings such as "true" or "20" are accepted)."""
         if isinstance(raw, self.options_type):
             return raw
@@ -138,28 +147,29 @@ class Ruleset:
             raise GameConfigError(f"{self.id} takes {self.player_counts} players, not {players}")
 
     def new_game(
-        self, players: int, options: Mapping[str, Any] | msgspec.Struct | None = None, seed: int = 0
+        self, players: int, options: OptionsInput = None, seed: int = 0
     ) -> GameState[Any, Any]:
         """Start a game: the only entry point to a ruleset's rules."""
         self.check_players(players)
         return self.factory(players, self.options(options), seed)
 
 
-_REGISTRY: dict[str, Ruleset] = {}
+# Rulesets of every options type: which one an id names is known only when the game runs.
+_REGISTRY: dict[str, Ruleset[Any]] = {}
 
 
-def register(ruleset: Ruleset) -> Ruleset:
+def register(ruleset: Ruleset[Opts]) -> Ruleset[Opts]:
     if ruleset.id in _REGISTRY:
         raise ValueError(f"ruleset {ruleset.id!r} registered twice")
     _REGISTRY[ruleset.id] = ruleset
     return ruleset
 
 
-def all_rulesets() -> list[Ruleset]:
+def all_rulesets() -> list[Ruleset[Any]]:
     return list(_REGISTRY.values())
 
 
-def get_ruleset(ruleset_id: str) -> Ruleset:
+def get_ruleset(ruleset_id: str) -> Ruleset[Any]:
     try:
         return _REGISTRY[ruleset_id]
     except KeyError:
@@ -170,7 +180,7 @@ def get_ruleset(ruleset_id: str) -> Ruleset:
 def new_game(
     ruleset_id: str,
     players: int,
-    options: Mapping[str, Any] | msgspec.Struct | None = None,
+    options: OptionsInput = None,
     seed: int = 0,
 ) -> GameState[Any, Any]:
     """Start a game of `ruleset_id` for `players` seats from a seed."""

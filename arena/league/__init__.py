@@ -1,5 +1,6 @@
-"""The league layer: many games. Tournament files (`config`), schedules (`schedule`), running
-them (`tournament`, `capacity`), the results folder (`results`), ratings and standings
-(`ratings`, `leaderboard`), and SPRT matches (`sprt`, `match`). It may import
+"""The league layer: many games. Tournament files (`config`), schedules behind one interface
+(`schedule`, a `Schedule` per format), playing many games at once (`pool`, `capacity`) for
+tournaments (`tournament`) and SPRT matches (`sprt`, `match`), the results folder
+(`results`), ratings and standings (`ratings`, `leaderboard`). It may import
 `arena.referee`, `arena.games` and `protocol`, never `arena.cli`.
 """

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
 
 import msgspec
-import trio
 
+from arena.games import OptionsInput
+from arena.league.pool import GamePool, OnNote
 from arena.league.schedule import deal_seed
 from arena.league.sprt import PAIR_SCORES, Sprt, Status
 from arena.referee.bot import BotSpec
@@ -49,12 +49,13 @@ async def run_match(
     ruleset: str,
     sprt: Sprt,
     *,
-    options: Any = None,
+    options: OptionsInput = None,
     seed: int = 1,
     config: RefereeConfig | None = None,
     max_pairs: int = 10_000,
     jobs: int = 2,
     on_pair: Callable[[MatchState], None] | None = None,
+    on_note: OnNote | None = None,
     connect: Callable[[BotSpec], Connection] | None = None,
 ) -> MatchState:
     """Play deals, each once with A in seat 0 and once with B in seat 0, until the SPRT
@@ -62,53 +63,48 @@ async def run_match(
     state = MatchState(sprt)
     # Each deal is played twice, seats swapped: game_over must not tell its seed.
     config = msgspec.structs.replace(config or RefereeConfig(), reveal_seed=False)
-    limiter = trio.CapacityLimiter(max(1, jobs))
-    next_deal = 0
+    pool = GamePool(jobs, 2, on_note)
+    halves: dict[int, list[GameRecord | None]] = {}  # each deal's games, A first and B first
 
-    async def play_pair(deal: int) -> None:
-        game_seed = deal_seed(seed, f"sprt-{deal}")
+    def games() -> Iterator[tuple[int, int]]:
+        """(deal, 0) with A in seat 0 and (deal, 1) with B in seat 0, until a verdict."""
+        for deal in range(max_pairs):
+            for order in (0, 1):
+                if state.status != "continue":
+                    return
+                yield deal, order
 
-        async def one(seats: list[BotSpec], out: list[GameRecord]) -> None:
-            async with limiter:
-                out.append(
-                    await play_game(
-                        ruleset,
-                        seats,
-                        options=options,
-                        seed=game_seed,
-                        config=config,
-                        connect=connect,
-                        game_id=f"d{deal}-{seats[0].name}",
-                    )
-                )
+    async def play(game: tuple[int, int]) -> GameRecord:
+        deal, order = game
+        seats = [a, b] if order == 0 else [b, a]
+        return await play_game(
+            ruleset,
+            seats,
+            options=options,
+            seed=deal_seed(seed, f"sprt-{deal}"),
+            config=config,
+            connect=connect,
+            start_limiter=pool.starting,
+            game_id=f"d{deal}-{seats[0].name}",
+        )
 
-        first: list[GameRecord] = []
-        second: list[GameRecord] = []
-        async with trio.open_nursery() as pair:
-            pair.start_soon(one, [a, b], first)
-            pair.start_soon(one, [b, a], second)
+    def done(game: tuple[int, int], record: GameRecord) -> None:
+        deal, order = game
+        pair = halves.setdefault(deal, [None, None])
+        pair[order] = record
+        first, second = pair
+        if first is None or second is None:
+            return
+        del halves[deal]
         if state.status != "continue":
             return  # a verdict came while this pair was in flight: it does not count
-        state.games += [first[0], second[0]]
-        if first[0].error is not None or second[0].error is not None:
+        state.games += [first, second]
+        if first.error is not None or second.error is not None:
             return  # a game without a result (a referee error): the pair does not count
-        state.counts[PAIR_SCORES.index(pair_score(first[0], second[0]))] += 1
+        state.counts[PAIR_SCORES.index(pair_score(first, second))] += 1
         state.status = sprt.status(state.counts)
         if on_pair is not None:
             on_pair(state)
 
-    async with trio.open_nursery() as nursery:
-        # Keep about `jobs` games in flight: a pair is two games.
-        in_flight = trio.CapacityLimiter(max(1, (jobs + 1) // 2))
-        while state.status == "continue" and next_deal < max_pairs:
-            await in_flight.acquire_on_behalf_of(next_deal)
-
-            async def run(deal: int) -> None:
-                try:
-                    await play_pair(deal)
-                finally:
-                    in_flight.release_on_behalf_of(deal)
-
-            nursery.start_soon(run, next_deal)
-            next_deal += 1
+    await pool.run(games(), play, done)
     return state

@@ -9,6 +9,7 @@ import contextlib
 import os
 import stat
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import msgspec
 
@@ -94,7 +95,7 @@ def games_per_count(games: int, players: int) -> int:
 
 async def check_bot(
     spec: BotSpec,
-    rulesets: Sequence[Ruleset],
+    rulesets: Sequence[Ruleset[Any]],
     *,
     games: int = 2,
     config: RefereeConfig | None = None,

@@ -20,8 +20,8 @@ from typing import Any, Literal, Protocol
 import msgspec
 import trio
 
-from arena.games import GameState, IllegalAction, get_ruleset
-from arena.games.base import Audience, describe
+from arena.games import GameState, IllegalAction, OptionsInput, get_ruleset
+from arena.games.base import Action, Audience, describe
 from arena.referee.bot import STDERR_LIMIT, BotProcess, BotSpec
 from arena.referee.clock import Clock
 from arena.referee.faults import BotFault, FaultKind
@@ -99,19 +99,21 @@ class _Game:
         self,
         ruleset_id: str,
         conns: Sequence[Connection],
-        options: Any,
+        options: OptionsInput,
         seed: int,
         config: RefereeConfig,
         observer: Observer | None,
     ) -> None:
         self.ruleset = get_ruleset(ruleset_id)
-        self.options = self.ruleset.options(options)
+        self.options: msgspec.Struct = self.ruleset.options(options)
         self.state = self.ruleset.new_game(len(conns), self.options, seed)
         self.seed = seed
         self.conns = list(conns)
         self.config = config
         self.observer = observer
-        self.decoder = bot_decoder(self.ruleset.action_type)
+        self.decoder: msgspec.json.Decoder[Ready | Choice[Action]] = bot_decoder(
+            self.ruleset.action_type
+        )
         self.fallback = fallback_rng(seed)
         n = len(conns)
         self.cursor = [0] * n
@@ -200,7 +202,7 @@ class _Game:
                 exc = BotFault("startup", exc.reason)
             self.fault(seat, exc, None)
 
-    def decode(self, line: bytes, sent: str = "sent") -> Any:
+    def decode(self, line: bytes, sent: str = "sent") -> Ready | Choice[Action]:
         """A bot's line as a message; anything wrong with it, whatever msgspec raises (a
         RecursionError for deep nesting included), is the bot's malformed or schema fault."""
         kind: FaultKind
@@ -220,7 +222,9 @@ class _Game:
         raise BotFault(kind, f"{sent} {_snippet(line)}, {why}")
 
     # -- one decision --------------------------------------------------------------------
-    async def ask(self, seat: int, legal: list[Any], clock: trio.CancelScope) -> tuple[Any, float]:
+    async def ask(
+        self, seat: int, legal: list[Action], clock: trio.CancelScope
+    ) -> tuple[Action | _ByValue, float]:
         """Send this seat its request and read the answer, under `clock`'s deadline.
 
         One cancel scope serves the whole game (`play`): setting its deadline is much
@@ -269,6 +273,7 @@ class _Game:
                     {"index": msg.index}, f"index out of range: {len(legal)} actions were offered"
                 )
             return legal[msg.index], elapsed
+        assert msg.action is not None  # (exactly one of the two, as checked above)
         return _ByValue(msg.action), elapsed
 
     async def timed_out(self) -> BotFault:
@@ -334,7 +339,7 @@ class _Game:
                 ms = allowance + fault.overrun_ms if fault.overrun_ms is not None else waited
                 self.conclude(seat, state.legal_actions(), ms)
 
-    def apply(self, action: Any) -> None:
+    def apply(self, action: Action | _ByValue) -> None:
         """Apply a bot's action. One it sent by value that the rules fail on other than
         by refusing it (a TypeError, an OverflowError...) is its illegal action; the game
         goes on from a state rebuilt from the moves so far, since the failure may have left
@@ -361,7 +366,7 @@ class _Game:
             state.apply(action)
         return state
 
-    def conclude(self, seat: int, legal: list[Any], ms: float) -> None:
+    def conclude(self, seat: int, legal: list[Action], ms: float) -> None:
         """Record the decision; if the bot's action was not applied, the fallback decides."""
         state = self.state
         by: Literal["bot", "fallback"] = "bot"
@@ -393,7 +398,7 @@ class _Game:
 class _ByValue(msgspec.Struct, frozen=True):
     """An action a bot sent by value (not an index into the offered list)."""
 
-    action: Any
+    action: Action
 
 
 MAX_REASON = 300  # characters of a fault's reason kept in the record and shown
@@ -432,7 +437,7 @@ async def play_game(
     ruleset_id: str,
     bots: Sequence[BotSpec],
     *,
-    options: Any = None,
+    options: OptionsInput = None,
     seed: int = 0,
     config: RefereeConfig | None = None,
     connect: Callable[[BotSpec], Connection] | None = None,

@@ -14,6 +14,7 @@ from typing import Any, Literal
 import msgspec
 import trio
 
+from arena.games import OptionsInput
 from arena.referee.bot import BotSpec
 from arena.referee.faults import BotFault
 from arena.referee.game import RefereeConfig, play_game
@@ -84,7 +85,7 @@ async def play_local(
     ruleset_id: str,
     deciders: Sequence[Decide],
     *,
-    options: Any = None,
+    options: OptionsInput = None,
     seed: int = 0,
     config: RefereeConfig | None = None,
     names: Sequence[str] | None = None,

@@ -9,6 +9,7 @@ import os
 import random
 import subprocess
 import sys
+import typing
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
@@ -16,7 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from arena.league.config import Format, TournamentConfig
 from arena.league.schedule import (
+    SCHEDULES,
     Game,
     Standing,
     balanced_tables,
@@ -27,6 +30,7 @@ from arena.league.schedule import (
     gauntlet,
     rotations,
     round_robin,
+    schedule_for,
     standings_from,
     swiss_round,
 )
@@ -474,3 +478,23 @@ def test_swiss_k_seats_groups_by_score():
         {"bot3", "bot4", "bot5"},
         {"bot6", "bot7", "bot8"},
     ]
+
+
+def test_every_tournament_format_has_a_schedule() -> None:
+    """A format a tournament file may name is planned by the one `Schedule` interface."""
+    assert set(SCHEDULES) == set(typing.get_args(Format))
+
+
+def test_swiss_reads_a_planned_round_back_and_plans_the_next_from_results() -> None:
+    bots = [f"b{i}" for i in range(5)]
+    config = TournamentConfig(name="s", ruleset="odin", bots=[], format="swiss", rounds=2, deals=1)
+    schedule = schedule_for(config, bots)
+    assert list(schedule.rounds) == [1, 2] and schedule.total() == 2 * 2 * 2
+    first = schedule.plan(1, [], {})
+    assert first == schedule.plan(1, first, {})  # read back, not paired again
+    ranks = {g.id: [1, 2] if g.seats[0] < g.seats[1] else [2, 1] for g in first}
+    second = schedule.plan(2, first, ranks)
+    assert {g.round for g in second} == {2} and len(second) == 4
+    assert second == schedule.plan(2, first, ranks)  # a pure function of what came before
+    cut = first + second[:1]  # a crash cut the plan of round 2 after its first game
+    assert schedule.plan(2, cut, ranks) == second

@@ -28,7 +28,7 @@ from arena.league.config import ConfigError, Tournament, load_tournament
 from arena.league.leaderboard import leaderboard
 from arena.league.results import ResultsDir
 from arena.league.schedule import Game
-from arena.league.tournament import fixed_schedule, planned_total, run_tournament
+from arena.league.tournament import run_tournament, schedule_of
 from arena.referee.records import GameRecord, read_records
 from tests.helpers.cli import WIDE, invoke
 from tests.helpers.paths import GARBAGE, GREEDY, RANDOM, ROOT
@@ -221,7 +221,7 @@ async def test_round_robin_plays_exactly_the_planned_games_on_paired_deals(
     bots = [path_bot(GREEDY), path_bot(RANDOM), greedy_bot("greedy-b"), random_bot("random-b")]
     t = load_tournament(write_tournament(tmp_path, bots, name="rr", deals=2))
     names = ["greedy-py", "random-py", "greedy-b", "random-b"]
-    total = planned_total(t)
+    total = schedule_of(t).total()
     assert total == 6 * 2 * 2  # 6 pairs, 2 deals, each in both seatings
 
     progress: list[tuple[int, int]] = []
@@ -229,7 +229,7 @@ async def test_round_robin_plays_exactly_the_planned_games_on_paired_deals(
         t, tmp_path / "results", lambda _r, p: progress.append((p.done, p.total))
     )
 
-    schedule = fixed_schedule(t)
+    schedule = schedule_of(t).plan(0, [], {})
     assert len(records) == total == len(schedule)
     assert progress == [(n, total) for n in range(1, total + 1)]
     ids = [r.game for r in records]
@@ -380,7 +380,7 @@ def test_ctrl_c_stops_the_run_and_its_bots_and_a_rerun_completes(
     file = durable_tournament(tmp_path, lingering)
     results = tmp_path / "results"
     games = results / "durable" / "games.jsonl"
-    planned = sorted(g.id for g in fixed_schedule(load_tournament(file)))
+    planned = sorted(g.id for g in schedule_of(load_tournament(file)).plan(0, [], {}))
     assert len(planned) == 36
 
     with started_arena("tournament", file, "--results", results) as proc:
@@ -417,7 +417,7 @@ def test_a_killed_run_resumes_without_replaying_and_the_folder_is_locked_meanwhi
     file = durable_tournament(tmp_path, lingering)
     results = tmp_path / "results"
     games = results / "durable" / "games.jsonl"
-    planned = sorted(g.id for g in fixed_schedule(load_tournament(file)))
+    planned = sorted(g.id for g in schedule_of(load_tournament(file)).plan(0, [], {}))
 
     with started_arena("tournament", file, "--results", results) as proc:
         wait_for_games(games, 3, proc)
@@ -470,7 +470,7 @@ def test_another_tournament_of_the_same_name_is_refused_unless_fresh(tmp_path: P
     fresh = invoke("tournament", str(second), "--results", str(results), "--fresh")
     assert fresh.exit_code == 0, fresh.output
     ids = game_ids(games)
-    assert sorted(ids) == sorted(g.id for g in fixed_schedule(load_tournament(second)))
+    assert sorted(ids) == sorted(g.id for g in schedule_of(load_tournament(second)).plan(0, [], {}))
     assert len(ids) == 12  # the first tournament's games were discarded
 
 
@@ -493,7 +493,7 @@ async def test_swiss_plays_its_rounds_and_a_resume_derives_the_same_pairings(
     t = load_tournament(
         write_tournament(tmp_path, bots, name="swiss", format="swiss", rounds=3, seed=3)
     )
-    total = planned_total(t)
+    total = schedule_of(t).total()
     assert total == 3 * (count // 2) * 2
 
     records, folder = await run(t, tmp_path / "results")
@@ -568,7 +568,7 @@ async def test_three_seat_round_robin_plays_every_table_in_every_rotation(
     t = load_tournament(
         write_tournament(tmp_path, bots, ruleset="odin", seats=3, options={"rounds": 1})
     )
-    assert planned_total(t) == 4 * 3  # each 3-subset of 4 bots, in its 3 rotations
+    assert schedule_of(t).total() == 4 * 3  # each 3-subset of 4 bots, in its 3 rotations
 
     records, _ = await run(t, tmp_path / "results")
     assert len(records) == 12 and len({r.game for r in records}) == 12
@@ -616,7 +616,7 @@ async def test_gauntlet_puts_the_challenger_in_every_game(tmp_path: Path) -> Non
     t = load_tournament(
         write_tournament(tmp_path, bots, format="gauntlet", challenger="challenger", deals=2)
     )
-    assert planned_total(t) == 3 * 2 * 2
+    assert schedule_of(t).total() == 3 * 2 * 2
     records, _ = await run(t, tmp_path / "results")
     assert len(records) == 12
     seats: Counter[tuple[str, str]] = Counter()

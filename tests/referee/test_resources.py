@@ -14,12 +14,8 @@ from typing import Any
 
 import pytest
 
-import arena.league.tournament as tournament_module
 import arena.referee.bot as bot_module
 from arena.league.capacity import FDS_PER_BOT, games_at_once, raise_fd_limit
-from arena.league.config import load_tournament
-from arena.league.results import ResultsDir
-from arena.league.tournament import run_tournament
 from arena.referee.bot import BotSpec
 from arena.referee.game import play_game
 from arena.referee.records import read_records
@@ -63,31 +59,6 @@ async def test_a_start_that_never_succeeds_stops_the_game_charging_no_bot(
     failing_spawns[0] = -1
     with pytest.raises(NoResources, match="Too many open files"):
         await play_game("odin-race", [RANDOM, RANDOM], seed=1)
-
-
-async def test_a_tournament_plays_on_with_fewer_games_at_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """One worker's game cannot start: it is handed back and played by another worker, the
-    tournament goes on one game fewer at once, and no game is lost or faulted."""
-    bots = [command_bot(n, "{python}", ROOT / "tests" / "bots" / "random_bot.py") for n in "ab"]
-    t = load_tournament(write_tournament(tmp_path, bots, deals=3, jobs=2))
-    real, calls = tournament_module.play_game, [0]
-
-    async def first_cannot_start(*args: Any, **kwargs: Any) -> Any:
-        calls[0] += 1
-        if calls[0] == 1:
-            raise NoResources("the referee could not open a pipe: Too many open files")
-        return await real(*args, **kwargs)
-
-    monkeypatch.setattr(tournament_module, "play_game", first_cannot_start)
-    notes: list[str] = []
-    with ResultsDir.open(tmp_path / "results", t) as folder:
-        records = await run_tournament(t, folder, on_note=notes.append)
-    assert len(records) == 6 and len({r.game for r in records}) == 6
-    assert [f for r in records for f in r.faults] == []
-    assert calls[0] == 7
-    assert len(notes) == 1 and "playing 1 games at once from now on" in notes[0]
 
 
 def test_spawn_says_no_resources_when_descriptors_run_out() -> None:

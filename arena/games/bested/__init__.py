@@ -84,7 +84,7 @@ from arena.games.bested.options import (
     Rules,
     bested_rules,
 )
-from arena.games.bested.ruleset import BestedState, max_decisions, max_rounds, new_bested
+from arena.games.bested.ruleset import RULESETS, BestedState, max_decisions, max_rounds, new_bested
 from arena.games.bested.state import AVAILABLE, HELD, REMOVED
 
 __all__ = [
@@ -101,6 +101,7 @@ __all__ = [
     "PLAY",
     "REMOVED",
     "RESOLVE",
+    "RULESETS",
     "SWAP",
     "THRESHOLDS",
     "BestedAction",

@@ -56,17 +56,7 @@ def parse_meld(action: Play | Discard, hand: list[int], wilds: int, kinds: tuple
     if kind is None or kind not in kinds:
         allowed = ", ".join(KIND_NAMES[k] for k in kinds)
         raise IllegalAction(action, f"{action.meld!r} is not a meld of this game ({allowed})")
-    table = M.card_table()
-    ids = []
-    for code in action.cards:
-        c = table.parse(code)
-        if c is None:
-            raise IllegalAction(action, f"{code!r} is not a card")
-        if c not in hand:
-            raise IllegalAction(action, f"{code} is not a natural card of your hand")
-        ids.append(c)
-    if len(set(ids)) != len(ids):
-        raise IllegalAction(action, "the same card is listed twice")
+    ids = M.card_table().from_hand(action, action.cards, hand, "a natural card of your hand")
     for r in action.wilds:
         if not isinstance(r, int) or isinstance(r, bool):
             raise IllegalAction(action, "wilds are declared as ranks (integers 0-17)")

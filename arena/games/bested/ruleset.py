@@ -11,6 +11,7 @@ from arena.games.bested.events import BestedEvent
 from arena.games.bested.legal import LegalActions
 from arena.games.bested.observation import BestedObservation
 from arena.games.bested.options import BestedOptions, Rules, bested_rules
+from arena.games.registry import Ruleset
 
 
 class BestedState(Applying, LegalActions):
@@ -43,3 +44,19 @@ def max_decisions(players: int, options: BestedOptions) -> int:
     melds = dealt + taken - 1
     per_round = choices + wilds + 2 * players * melds
     return max_rounds(players, rules) * per_round
+
+
+#: the rulesets this module plays (collected by `arena.games`)
+RULESETS = (
+    Ruleset(
+        id="bested",
+        title="Bested Another Time",
+        summary="Climb with melds of the same type and size; shed out first for points.",
+        min_players=2,
+        max_players=6,
+        options_type=BestedOptions,
+        state_type=BestedState,
+        factory=new_bested,
+        max_decisions=max_decisions,
+    ),
+)
