@@ -1,0 +1,144 @@
+"""`arena check-bot`: a bot against random opponents in every seat, and in the sandbox."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from arena.cli.common import (
+    command,
+    console,
+    fault_place,
+    run_trio,
+    say,
+    show_stderr,
+)
+from arena.cli.inputs import (
+    Limit,
+    MoveTime,
+    SandboxMode,
+    StartupTime,
+    load_bots,
+    referee_config,
+    with_sandbox,
+)
+from arena.games import all_rulesets, get_ruleset
+from arena.referee.bot import (
+    BotSpec,
+)
+from arena.referee.check import CheckReport, check_bot
+from arena.referee.faults import HINTS
+from arena.referee.records import GameRecord
+
+
+@command("check-bot")
+def check_bot_cmd(
+    bot: Annotated[str, typer.Argument(help="a bot folder (with bot.toml) or a command line")],
+    ruleset: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--ruleset",
+            "-r",
+            help="ruleset(s) to check (default: those its bot.toml lists, else all)",
+        ),
+    ] = None,
+    games: Annotated[
+        int,
+        typer.Option(
+            help="games per ruleset and player count, at least one per seat (seats rotate)"
+        ),
+    ] = 2,
+    move_time: MoveTime = 1.0,
+    startup_time: StartupTime = 10.0,
+    sandbox: SandboxMode = None,
+    limit: Limit = None,
+) -> None:
+    """Play a bot against random opponents, in every seat, and report every protocol problem,
+    and whether it works inside the sandbox."""
+    spec = with_sandbox(load_bots([bot]), sandbox, limit)[0]
+    if ruleset:
+        rulesets = [get_ruleset(r) for r in ruleset]
+    elif spec.rulesets is not None:
+        rulesets = [get_ruleset(r) for r in spec.rulesets]
+    else:
+        rulesets = all_rulesets()
+    unlisted = [r.id for r in rulesets if spec.refusal(r.id) is not None]
+    if unlisted and spec.rulesets is not None:
+        say(
+            ("note:", "yellow"),
+            f" {spec.name} lists rulesets = [{', '.join(spec.rulesets)}]; checking "
+            f"{', '.join(unlisted)} as asked (tournaments, play and sprt refuse it there)",
+        )
+    config = referee_config(move_time, startup_time, 0.0, 0.0)
+
+    def progress(rec: GameRecord, seat: int) -> None:
+        say(f"  {rec.ruleset} with {rec.players} players, seat {seat}, seed {rec.seed}: done")
+
+    report = run_trio(
+        lambda: check_bot(spec, rulesets, games=games, config=config, on_game=progress)
+    )
+    say(
+        f"{spec.name}: {report.games} games, {report.decisions} decisions, "
+        f"slowest {report.slowest_ms:.1f} ms"
+        + (" (one it faulted on)" if report.slowest_faulted else "")
+    )
+    show_sandbox_verdict(spec, report)
+    if report.ok:
+        console.print("[green]no problems found[/green]")
+        return
+    for p in report.problems:
+        f = p.fault
+        say(
+            (f.kind, "red"),
+            f" in {p.ruleset} ({p.players} players, seat {p.seat}, seed {p.seed}) "
+            f"{fault_place(f)}: ",
+            f.sentence(),
+        )
+        say(f"  hint: {HINTS[f.kind]}")
+        show_stderr(p.stderr)
+    raise typer.Exit(1)
+
+
+def show_sandbox_verdict(spec: BotSpec, report: CheckReport) -> None:
+    """Whether the bot works inside the sandbox, and if not, what it tried to reach."""
+    if not report.sandboxed:
+        console.print("checked without the sandbox", highlight=False)
+        return
+    assert spec.sandbox is not None
+    limits = spec.sandbox.describe()
+    if report.ok:
+        console.print(f"[green]works inside the sandbox[/green] ({limits})", highlight=False)
+        return
+    if report.outside_ok:
+        console.print(
+            f"[red]does not work inside the sandbox[/red] ({limits}), but works without it",
+            highlight=False,
+        )
+    else:
+        console.print(
+            "its problems below are not the sandbox's: it fails without it as well",
+            highlight=False,
+        )
+    if report.unreadable:
+        folder = spec.folder or "its folder"
+        say(
+            "inside the sandbox it runs as a throwaway unprivileged user (arena runs as root), "
+            "who cannot use:"
+        )
+        for item in report.unreadable:
+            say(f"  {item}")
+        say(f"  make them readable by all: chmod -R a+rX {folder}")
+    named = {item.split(" (")[0].rstrip("/") for item in report.unreadable}
+    reached = [item for item in report.reached if item.split(" (")[0] not in named]
+    if reached:
+        console.print("it tried to reach (from its error output):", highlight=False)
+        for item in reached:
+            say(f"  {item}")
+    elif report.outside_ok and not report.unreadable:
+        console.print(
+            "its error output names nothing the sandbox hides; see its stderr below. Inside, "
+            "it sees only the system, its own folder and the files its command names "
+            "(read-only), and may write only to $HOME and /tmp.",
+            highlight=False,
+        )

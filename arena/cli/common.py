@@ -1,0 +1,140 @@
+"""What every command shares: the typer app, the console, errors caught once, plain output,
+running trio, and a game's result with its faults."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import trio
+import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from arena.cli.views import shown
+from arena.games.errors import ArenaError
+from arena.league.capacity import raise_fd_limit
+from arena.referee.records import Fault, GameRecord
+from arena.referee.spawn import NoResources
+from arena.referee.text import plain
+
+app = typer.Typer(
+    help="arena: fair games between bot programs, enforced rules and ratings.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+console = Console()
+T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
+protocol_app = typer.Typer(help="The bot protocol.", no_args_is_help=True)
+app.add_typer(protocol_app, name="protocol")
+
+
+@app.callback()
+def _start() -> None:
+    """arena: fair games between bot programs, enforced rules and ratings."""
+    raise_fd_limit()  # each bot costs the referee a few descriptors: use all allowed
+
+
+def command(name: str | None = None, *, on: typer.Typer | None = None) -> Callable[[F], F]:
+    """Register a command whose user errors (`ArenaError`: a bad ruleset, bot, file or
+    config) are caught here, once for every command, and printed in words (exit 2)."""
+
+    def register(fn: F) -> F:
+        @functools.wraps(fn)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return fn(*args, **kwargs)
+            except ArenaError as exc:
+                raise fail(str(exc)) from None
+
+        (on or app).command(name)(run)
+        return fn
+
+    return register
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    """Print an error in words (as plain text: it may quote a bot) and return the Exit to raise."""
+    say(("error:", "red"), " ", message)
+    return typer.Exit(code)
+
+
+def say(*parts: str | tuple[str, str], lines: bool = False) -> None:
+    """Print parts, each a string or a (string, style) pair, as plain text (`plain`): no part
+    is read as markup, none can move the terminal; newlines are kept only with `lines`."""
+    text = Text.assemble(
+        *((plain(p[0]), p[1]) if isinstance(p, tuple) else plain(p, lines=lines) for p in parts)
+    )
+    console.print(text, highlight=False, soft_wrap=True)
+
+
+def note(text: str) -> None:
+    """A remark on how the run goes (fewer games at once than asked, say), not an error."""
+    say(("note:", "yellow"), f" {text}")
+
+
+def show_stderr(stderr: str, lines: int = 10) -> None:
+    """Print the last `lines` lines of a bot's stderr, indented, as plain text (if any)."""
+    kept = stderr.strip().splitlines()[-lines:]
+    if kept:
+        say("  its stderr, last lines:\n    " + "\n    ".join(kept), lines=True)
+
+
+def fault_place(fault: Fault) -> str:
+    """When a fault happened: "during the handshake" or "at decision N"."""
+    return "during the handshake" if fault.decision is None else f"at decision {fault.decision}"
+
+
+def run_trio(
+    fn: Callable[..., Awaitable[T]], *args: Any, saved: Callable[[], str] | None = None
+) -> T:
+    """trio.run, with Ctrl-C surfacing as a plain KeyboardInterrupt (not inside a group), and
+    the referee's own lack of resources as an error in words (`saved` says what was kept)."""
+    try:
+        return trio.run(fn, *args)
+    except BaseExceptionGroup as group:
+        if group.subgroup(KeyboardInterrupt) is not None:
+            raise KeyboardInterrupt from None
+        if (lack := group.subgroup(NoResources)) is not None:
+            raise _stopped(lack, saved) from None
+        raise
+    except NoResources as exc:
+        raise _stopped(exc, saved) from None
+
+
+def _stopped(exc: BaseException, saved: Callable[[], str] | None) -> typer.Exit:
+    while isinstance(exc, BaseExceptionGroup):
+        exc = exc.exceptions[0]
+    return fail(
+        f"stopped: {exc}. This is the referee's machine, not a bot: no bot was charged. "
+        "Raise the limit (ulimit -n, ulimit -u) or run fewer games at once (--jobs)"
+        + (f"; {saved()}" if saved is not None else ""),
+        code=3,
+    )
+
+
+def show_record(record: GameRecord, *, stderr: bool = False) -> None:
+    """The result table, then every fault in words (with `stderr`, and the end of the
+    faulted bot's stderr); all a bot wrote is shown as plain text."""
+    table = Table(title=shown(f"{record.ruleset}, seed {record.seed}"))
+    for col in ("seat", "bot", "score", "rank", "faults"):
+        table.add_column(col, justify="right" if col in ("score", "rank") else "left")
+    for seat in record.seats:
+        kinds = [f.kind for f in record.faults if f.seat == seat.seat]
+        table.add_row(
+            str(seat.seat),
+            shown(seat.bot),
+            f"{record.scores[seat.seat]:g}",
+            str(record.ranks[seat.seat]),
+            shown(", ".join(kinds) or "-"),
+        )
+    console.print(table)
+    if record.error is not None:
+        say(("referee error", "red"), f": {record.error}; the game has no result")
+    for f in record.faults:
+        say((f.kind, "red"), f" {fault_place(f)}: ", f.sentence())
+        if stderr:
+            show_stderr(record.stderr[f.seat])

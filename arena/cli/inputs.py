@@ -1,0 +1,182 @@
+"""What commands read from their arguments: bots (loaded, checked against the ruleset,
+built), clock and ruleset options, the sandbox mode."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import msgspec
+import typer
+
+from arena.cli.common import (
+    console,
+    fail,
+    say,
+)
+from arena.games import get_ruleset
+from arena.referee import clock
+from arena.referee.bot import (
+    BotSpec,
+    BuildError,
+    build_bot,
+    load_bot,
+    show_command,
+)
+from arena.referee.game import RefereeConfig
+from arena.referee.sandbox import (
+    Mode,
+    SandboxConfig,
+    settle,
+    with_limits,
+)
+from arena.referee.text import plain
+
+
+def load_bots(texts: list[str], ruleset: str | None = None) -> list[BotSpec]:
+    """Bots named on the command line, refused (exit 2) when one cannot be loaded or, given
+    `ruleset`, does not play it; then built (`build`)."""
+    specs = [load_bot(t) for t in texts]
+    if ruleset is not None:
+        refuse_rulesets(specs, ruleset)
+    return build(specs)
+
+
+def refuse_rulesets(specs: list[BotSpec], ruleset: str) -> None:
+    """Stop (exit 2) before any game when a bot's bot.toml lists rulesets without `ruleset`
+    (or when there is no such ruleset)."""
+    get_ruleset(ruleset)
+    for spec in specs:
+        if (why := spec.refusal(ruleset)) is not None:
+            raise fail(why)
+
+
+def build(specs: list[BotSpec]) -> list[BotSpec]:
+    """Each bot with its build step run if its folder changed since its last build (see
+    `arena.referee.bot.build_bot`); a failed build stops the command (exit 2) with its output."""
+
+    def building(spec: BotSpec) -> None:
+        assert spec.build is not None
+        say(f"building {spec.name}: {show_command(spec.build)} (in {spec.folder})")
+
+    out: list[BotSpec] = []
+    for spec in specs:
+        try:
+            out.append(build_bot(spec, building))
+        except BuildError as exc:
+            say(("error:", "red"), " ", str(exc))
+            if exc.output:
+                tail = exc.output.replace("\n", "\n    ")
+                say(f"  its output, last lines:\n    {tail}", lines=True)
+            raise typer.Exit(2) from None
+    return out
+
+
+def referee_config(
+    move_time: float, startup_time: float, bank: float, increment: float
+) -> RefereeConfig:
+    return RefereeConfig(
+        limits=clock.limits(move=move_time, startup=startup_time, bank=bank, increment=increment)
+    )
+
+
+SandboxMode = Annotated[
+    Mode | None,
+    typer.Option(
+        "--sandbox",
+        help="run each bot in a bubblewrap sandbox: auto (when bubblewrap works here, the "
+        "default), on (required) or off",
+    ),
+]
+Limit = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--limit",
+        "-L",
+        help="a sandbox limit per bot, key=value: memory_mb, processes, cpu_seconds, "
+        "file_size_mb, scratch_mb",
+    ),
+]
+
+
+AllowMixed = Annotated[
+    bool,
+    typer.Option(
+        "--allow-mixed-sandbox",
+        help="seat bots without the sandbox with sandboxed ones (refused otherwise: an "
+        "unsandboxed bot can read a sandboxed one's input, its hidden hand)",
+    ),
+]
+
+
+def sandboxed(
+    specs: list[BotSpec], mode: Mode | None = None, *, allow_mixed: bool = False
+) -> list[BotSpec]:
+    """`specs` with their sandbox modes settled for this machine (`arena.referee.sandbox.settle`),
+    its warnings printed."""
+    configs, warnings = settle([(s.name, s.sandbox) for s in specs], mode, allow_mixed=allow_mixed)
+    for warning in warnings:
+        say(("warning:", "yellow"), f" {warning}")
+    return [msgspec.structs.replace(s, sandbox=c) for s, c in zip(specs, configs, strict=True)]
+
+
+def sandbox_config(mode: Mode | None, limits: list[str] | None) -> SandboxConfig:
+    try:
+        return with_limits(SandboxConfig(mode=mode or "auto"), limits or [])
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--limit") from None
+
+
+def with_sandbox(
+    specs: list[BotSpec],
+    mode: Mode | None,
+    limits: list[str] | None,
+    *,
+    allow_mixed: bool = False,
+) -> list[BotSpec]:
+    """Command-line bots with the sandbox of `--sandbox` and `--limit`, settled."""
+    config = sandbox_config(mode, limits)
+    specs = [msgspec.structs.replace(s, sandbox=config) for s in specs]
+    return sandboxed(specs, allow_mixed=allow_mixed)
+
+
+def sandbox_summary(specs: list[BotSpec]) -> str:
+    """One line: which bots run sandboxed, with which limits."""
+    inside = [s for s in specs if s.sandbox is not None and s.sandbox.mode == "on"]
+    if not inside:
+        return "bots run without a sandbox"
+    limits = {s.sandbox.describe() for s in inside if s.sandbox is not None}
+    text = (
+        "bots run sandboxed"
+        if len(inside) == len(specs)
+        else ("sandboxed: " + ", ".join(s.name for s in inside) + "; the others are not")
+    )
+    return text + (f" (each: {limits.pop()})" if len(limits) == 1 else "")
+
+
+MoveTime = Annotated[float, typer.Option("--move-time", help="seconds per decision")]
+StartupTime = Annotated[float, typer.Option("--startup-time", help="seconds to answer hello")]
+Bank = Annotated[
+    float, typer.Option("--bank", help="time bank in seconds, drawn on past --move-time")
+]
+Increment = Annotated[
+    float, typer.Option("--increment", help="seconds added to the bank per decision")
+]
+Options = Annotated[
+    list[str] | None, typer.Option("--option", "-o", help="ruleset option key=value")
+]
+
+
+def parse_options(pairs: list[str] | None) -> dict[str, str]:
+    """`--option k=v` pairs into a mapping; values are typed by the ruleset."""
+    out: dict[str, str] = {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise typer.BadParameter(f"expected key=value, got {pair!r}", param_hint="--option")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def print_line(line: str) -> None:
+    """Print a line of a game as it is (an action by value may hold anything)."""
+    console.print(plain(line), markup=False, highlight=False, emoji=False)

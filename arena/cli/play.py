@@ -1,0 +1,133 @@
+"""`arena games`, `arena demo` and `arena play`: the rulesets, and one game shown move by move."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import msgspec
+import typer
+from rich.table import Table
+
+from arena.cli.common import (
+    command,
+    console,
+    run_trio,
+    say,
+    show_record,
+)
+from arena.cli.inputs import (
+    AllowMixed,
+    Bank,
+    Increment,
+    Limit,
+    MoveTime,
+    Options,
+    SandboxMode,
+    StartupTime,
+    load_bots,
+    parse_options,
+    print_line,
+    referee_config,
+    with_sandbox,
+)
+from arena.games import GameState, all_rulesets, describe_options, get_ruleset
+from arena.games.base import Audience
+from arena.games.random_play import random_game
+from arena.games.registry import show_value
+from arena.games.text import progress_lines
+from arena.referee.game import play_game
+from arena.referee.records import append_record
+
+
+@command()
+def games() -> None:
+    """List the rulesets with their player counts and options."""
+    table = Table(title="Rulesets")
+    table.add_column("id", style="bold")
+    table.add_column("players")
+    table.add_column("options")
+    table.add_column("summary")
+    for rs in all_rulesets():
+        opts = "\n".join(
+            f"{o.name}={o.allowed} (default {show_value(o.default)})"
+            for o in describe_options(rs.options_type)
+        )
+        table.add_row(rs.id, rs.player_counts, opts or "-", rs.summary)
+    console.print(table)
+
+
+@command()
+def demo(
+    ruleset: Annotated[str, typer.Argument(help="ruleset id, see `arena games`")] = "odin",
+    players: Annotated[
+        int | None,
+        typer.Option(
+            "--players", "-n", help="number of seats (default 3, or as the ruleset allows)"
+        ),
+    ] = None,
+    seed: Annotated[int, typer.Option(help="seed for the deal and the players")] = 1,
+    option: Options = None,
+) -> None:
+    """Play one game between random players in process, printed move by move."""
+    rs = get_ruleset(ruleset)
+    if players is None:
+        players = min(max(3, rs.min_players), rs.max_players)
+    rs.check_players(players)
+    options = parse_options(option)
+    outcome = random_game(ruleset, players, options, seed, print_line)
+    table = Table(title=f"{ruleset}, seed {seed}")
+    table.add_column("seat")
+    table.add_column("score", justify="right")
+    table.add_column("rank", justify="right")
+    for seat, (score, rank) in enumerate(zip(outcome.scores, outcome.ranks, strict=True)):
+        table.add_row(str(seat), str(score), str(rank))
+    console.print(table)
+
+
+@command()
+def play(
+    ruleset: Annotated[str, typer.Argument(help="ruleset id, see `arena games`")],
+    bots: Annotated[
+        list[str],
+        typer.Argument(help="a bot folder (with bot.toml) or a command line, one per seat"),
+    ],
+    seed: Annotated[int, typer.Option(help="seed of the deal")] = 0,
+    option: Options = None,
+    move_time: MoveTime = 1.0,
+    startup_time: StartupTime = 10.0,
+    bank: Bank = 0.0,
+    increment: Increment = 0.0,
+    record: Annotated[
+        Path | None, typer.Option(help="append the game record to this JSON-lines file")
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="show only the result")] = False,
+    sandbox: SandboxMode = None,
+    limit: Limit = None,
+    allow_mixed_sandbox: AllowMixed = False,
+) -> None:
+    """Play one game between bots and show it move by move."""
+    specs = load_bots(bots, ruleset)
+    specs = with_sandbox(specs, sandbox, limit, allow_mixed=allow_mixed_sandbox)
+    config = referee_config(move_time, startup_time, bank, increment)
+    if record is not None:  # no bot may read earlier records
+        config = msgspec.structs.replace(config, private=(str(record.resolve()),))
+
+    def observe(state: GameState[Any, Any], events: list[tuple[Audience, msgspec.Struct]]) -> None:
+        if not quiet:
+            for line in progress_lines(state, events):
+                print_line(line)
+
+    rs = get_ruleset(ruleset)
+    options = rs.options(parse_options(option))
+    rs.check_players(len(specs))
+    result = run_trio(
+        lambda: play_game(
+            ruleset, specs, options=options, seed=seed, config=config, observer=observe
+        )
+    )
+    if record is not None:  # first: nothing shown may cost the record
+        append_record(record, result)
+    show_record(result, stderr=True)
+    if record is not None:
+        say(f"record appended to {record}")
