@@ -4,8 +4,9 @@ running trio, and a game's result with its faults."""
 from __future__ import annotations
 
 import functools
+import importlib.metadata
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import trio
 import typer
@@ -14,8 +15,9 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.cli.views import shown
-from arena.games.errors import ArenaError
+from arena.games.errors import ArenaError, first_leaf
 from arena.league.capacity import raise_fd_limit
+from arena.league.results import Damage
 from arena.referee.records import Fault, GameRecord
 from arena.referee.spawn import NoResources
 from arena.referee.text import plain
@@ -32,8 +34,30 @@ protocol_app = typer.Typer(help="The bot protocol.", no_args_is_help=True)
 app.add_typer(protocol_app, name="protocol")
 
 
+DISTRIBUTION = "arena-referee"  # the name in pyproject.toml, which `arena --version` shows
+
+
+def _version(asked: bool) -> None:
+    """`arena --version`: the distribution's name and installed version, then exit."""
+    if not asked:
+        return
+    try:
+        version = importlib.metadata.version(DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        version = "(not installed: pip install -e . to give it a version)"
+    say(f"{DISTRIBUTION} {version}")
+    raise typer.Exit()
+
+
 @app.callback()
-def _start() -> None:
+def _start(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", help="show the version and exit", callback=_version, is_eager=True
+        ),
+    ] = False,
+) -> None:
     """arena: fair games between bot programs, enforced rules and ratings."""
     raise_fd_limit()  # each bot costs the referee a few descriptors: use all allowed
 
@@ -91,23 +115,30 @@ def fault_place(fault: Fault) -> str:
 def run_trio(
     fn: Callable[..., Awaitable[T]], *args: Any, saved: Callable[[], str] | None = None
 ) -> T:
-    """trio.run, with Ctrl-C surfacing as a plain KeyboardInterrupt (not inside a group), and
-    the referee's own lack of resources as an error in words (`saved` says what was kept)."""
+    """trio.run, with Ctrl-C surfacing as a plain KeyboardInterrupt (not inside a group), the
+    referee's own lack of resources as an error in words, and any other error in words
+    (a results folder that can no longer be written) as itself; `saved` says what was kept."""
     try:
         return trio.run(fn, *args)
     except BaseExceptionGroup as group:
         if group.subgroup(KeyboardInterrupt) is not None:
             raise KeyboardInterrupt from None
         if (lack := group.subgroup(NoResources)) is not None:
-            raise _stopped(lack, saved) from None
+            raise _stopped(first_leaf(lack), saved) from None
+        if (error := group.subgroup(ArenaError)) is not None:
+            raise _failed(first_leaf(error), saved) from None
         raise
     except NoResources as exc:
         raise _stopped(exc, saved) from None
+    except ArenaError as exc:
+        raise _failed(exc, saved) from None
+
+
+def _failed(exc: ArenaError, saved: Callable[[], str] | None) -> typer.Exit:
+    return fail(str(exc) + (f"; {saved()}" if saved is not None else ""))
 
 
 def _stopped(exc: BaseException, saved: Callable[[], str] | None) -> typer.Exit:
-    while isinstance(exc, BaseExceptionGroup):
-        exc = exc.exceptions[0]
     return fail(
         f"stopped: {exc}. This is the referee's machine, not a bot: no bot was charged. "
         "Raise the limit (ulimit -n, ulimit -u) or run fewer games at once (--jobs)"
@@ -138,3 +169,12 @@ def show_record(record: GameRecord, *, stderr: bool = False) -> None:
         say((f.kind, "red"), f" {fault_place(f)}: ", f.sentence())
         if stderr:
             show_stderr(record.stderr[f.seat])
+
+
+def warn_damage(damage: Damage, *, err: bool = False) -> None:
+    """Damaged lines of a results folder, one warning each (on stderr under machine output)."""
+    for sentence in damage.sentences():
+        if err:
+            typer.echo(f"warning: {plain(sentence)}", err=True)
+        else:
+            say(("warning:", "yellow"), " ", sentence)

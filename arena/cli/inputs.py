@@ -3,6 +3,7 @@ built), clock and ruleset options, the sandbox mode."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated
 
 import msgspec
@@ -74,9 +75,11 @@ def build(specs: list[BotSpec]) -> list[BotSpec]:
 def referee_config(
     move_time: float, startup_time: float, bank: float, increment: float
 ) -> RefereeConfig:
-    return RefereeConfig(
-        limits=clock.limits(move=move_time, startup=startup_time, bank=bank, increment=increment)
+    """The referee's clock from the clock options (checked by `arena.referee.clock`)."""
+    limits = clock.limits(
+        move=move_time, startup=startup_time, bank=bank, increment=increment, names=CLOCK_OPTIONS
     )
+    return RefereeConfig(limits=limits)
 
 
 SandboxMode = Annotated[
@@ -153,13 +156,56 @@ def sandbox_summary(specs: list[BotSpec]) -> str:
     return text + (f" (each: {limits.pop()})" if len(limits) == 1 else "")
 
 
-MoveTime = Annotated[float, typer.Option("--move-time", help="seconds per decision")]
-StartupTime = Annotated[float, typer.Option("--startup-time", help="seconds to answer hello")]
+CLOCK_OPTIONS = {
+    "move": "--move-time",
+    "startup": "--startup-time",
+    "bank": "--bank",
+    "increment": "--increment",
+}
+
+
+def _clock_option(field: str) -> Callable[[float], float]:
+    """A callback checking a clock option as it is parsed (`arena.referee.clock.check`), so a
+    value that cannot work stops the command before any bot is loaded or built."""
+
+    def checked(value: float) -> float:
+        try:
+            return clock.check(field, value, CLOCK_OPTIONS[field])
+        except clock.ClockError as exc:
+            raise fail(str(exc)) from None
+
+    return checked
+
+
+MoveTime = Annotated[
+    float,
+    typer.Option(
+        "--move-time", help="seconds per decision (0.001 to 86400)", callback=_clock_option("move")
+    ),
+]
+StartupTime = Annotated[
+    float,
+    typer.Option(
+        "--startup-time",
+        help="seconds to answer hello (0.001 to 86400)",
+        callback=_clock_option("startup"),
+    ),
+]
 Bank = Annotated[
-    float, typer.Option("--bank", help="time bank in seconds, drawn on past --move-time")
+    float,
+    typer.Option(
+        "--bank",
+        help="time bank in seconds, drawn on past --move-time (0 to 86400)",
+        callback=_clock_option("bank"),
+    ),
 ]
 Increment = Annotated[
-    float, typer.Option("--increment", help="seconds added to the bank per decision")
+    float,
+    typer.Option(
+        "--increment",
+        help="seconds added to the bank per decision (0 to 86400)",
+        callback=_clock_option("increment"),
+    ),
 ]
 Options = Annotated[
     list[str] | None, typer.Option("--option", "-o", help="ruleset option key=value")

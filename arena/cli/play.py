@@ -12,6 +12,7 @@ from rich.table import Table
 from arena.cli.common import (
     command,
     console,
+    fault_place,
     run_trio,
     say,
     show_record,
@@ -37,7 +38,7 @@ from arena.games.random_play import random_game
 from arena.games.registry import show_value
 from arena.games.text import progress_lines
 from arena.referee.game import play_game
-from arena.referee.records import append_record
+from arena.referee.records import Fault, append_record
 
 
 @command()
@@ -113,17 +114,38 @@ def play(
     if record is not None:  # no bot may read earlier records
         config = msgspec.structs.replace(config, private=(str(record.resolve()),))
 
-    def observe(state: GameState[Any, Any], events: list[tuple[Audience, msgspec.Struct]]) -> None:
+    out: dict[int, str] = {}  # faulted seats, and their bots' names
+
+    def charged(fault: Fault) -> None:
+        out[fault.seat] = fault.bot
         if not quiet:
-            for line in progress_lines(state, events):
-                print_line(line)
+            say(
+                (f"{fault.kind} {fault_place(fault)}:", "red"),
+                f" {fault.sentence()}; a random fallback plays seat {fault.seat} from here",
+            )
+
+    def observe(state: GameState[Any, Any], events: list[tuple[Audience, msgspec.Struct]]) -> None:
+        if quiet:
+            return
+        lines = progress_lines(state, events)
+        seat = state.history[-1][0] if state.history else None
+        if lines and seat in out:  # this move was the fallback's, not the bot's
+            lines[0] = f"{lines[0]}   [fallback for {out[seat]}]"
+        for line in lines:
+            print_line(line)
 
     rs = get_ruleset(ruleset)
     options = rs.options(parse_options(option))
     rs.check_players(len(specs))
     result = run_trio(
         lambda: play_game(
-            ruleset, specs, options=options, seed=seed, config=config, observer=observe
+            ruleset,
+            specs,
+            options=options,
+            seed=seed,
+            config=config,
+            observer=observe,
+            on_fault=charged,
         )
     )
     if record is not None:  # first: nothing shown may cost the record

@@ -1,7 +1,10 @@
-"""`arena sprt`: paired deals between two bots until a sequential test decides."""
+"""`arena sprt`: paired deals between two bots until a sequential test decides, journaled in a
+results folder so a stopped test resumes; the exit status tells the verdict."""
 
 from __future__ import annotations
 
+import math
+from pathlib import Path
 from typing import Annotated
 
 import msgspec
@@ -13,6 +16,7 @@ from arena.cli.common import (
     note,
     run_trio,
     say,
+    warn_damage,
 )
 from arena.cli.inputs import (
     AllowMixed,
@@ -27,7 +31,19 @@ from arena.cli.inputs import (
 )
 from arena.games import get_ruleset
 from arena.league.match import MatchState, run_match
-from arena.league.sprt import Sprt, elo_estimate
+from arena.league.match_results import (
+    MatchBot,
+    MatchResults,
+    MatchSpec,
+    check_name,
+    default_name,
+)
+from arena.league.sprt import Sprt, Status, elo_estimate
+
+EXIT_CODES: dict[Status, int] = {"H1": 0, "H0": 1, "continue": 4}
+"""The exit status of a finished test: 0 H1 accepted, 1 H0 accepted, 4 no decision within
+--max-pairs. (2 is a usage or configuration error, 3 the referee out of resources, 130 an
+interrupt.)"""
 
 
 @command()
@@ -39,16 +55,29 @@ def sprt(
     elo1: Annotated[float, typer.Option(help="H1: A is this many Elo stronger")] = 10.0,
     alpha: Annotated[float, typer.Option(help="false positive rate")] = 0.05,
     beta: Annotated[float, typer.Option(help="false negative rate")] = 0.05,
-    max_pairs: Annotated[int, typer.Option(help="stop after this many deal pairs")] = 5000,
+    max_pairs: Annotated[
+        int, typer.Option(help="stop after this many deal pairs (raise it to play on)")
+    ] = 5000,
     seed: Annotated[int, typer.Option(help="seed of the deals")] = 1,
     option: Options = None,
     move_time: MoveTime = 1.0,
     jobs: Annotated[int, typer.Option("--jobs", "-j", help="games at once")] = 2,
+    results: Annotated[
+        Path, typer.Option(help="the results root; the test's folder is RESULTS/<name>")
+    ] = Path("results"),
+    name: Annotated[
+        str | None,
+        typer.Option(help="the test's folder (default: sprt-<A>-vs-<B>-<ruleset>-s<seed>)"),
+    ] = None,
+    fresh: Annotated[
+        bool, typer.Option("--fresh", help="discard what the folder holds and start over")
+    ] = False,
     sandbox: SandboxMode = None,
     limit: Limit = None,
     allow_mixed_sandbox: AllowMixed = False,
 ) -> None:
-    """Play paired deals between two bots until an SPRT accepts H0 or H1 (as fishtest)."""
+    """Play paired deals between two bots until an SPRT accepts H0 or H1 (as fishtest); running
+    it again resumes it. Exit status: 0 H1 accepted, 1 H0 accepted, 4 no decision."""
     pair = load_bots([bot_a, bot_b], ruleset)
     a, b = with_sandbox(pair, sandbox, limit, allow_mixed=allow_mixed_sandbox)
     try:
@@ -58,38 +87,105 @@ def sprt(
         test = Sprt(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta)
     except (ValueError, msgspec.ValidationError) as exc:  # the test's parameters
         raise fail(str(exc)) from None
+    if max_pairs < 1 or jobs < 1:
+        raise fail("--max-pairs and --jobs take a number >= 1")
+    spec = MatchSpec(
+        MatchBot.of(a), MatchBot.of(b), ruleset, msgspec.to_builtins(options), seed,
+        elo0, elo1, alpha, beta, move_time,
+    )  # fmt: skip
+    path = results / (check_name(name) if name else default_name(a.name, b.name, ruleset, seed))
     lower, upper = test.bounds()
-    say(
-        f"SPRT {a.name} vs {b.name} on {ruleset}: H0 elo {elo0:g}, H1 elo {elo1:g}, "
-        f"alpha {alpha:g}, beta {beta:g}; bounds [{lower:.3f}, {upper:.3f}]"
-    )
-
-    def report(state: MatchState) -> None:
-        elo, err = elo_estimate(state.counts)
+    with MatchResults.open(path, spec, fresh=fresh, on_damage=warn_damage) as folder:
+        played = folder.records()
+        before = MatchState.recount(test, seed, (a.name, b.name), played)
         say(
-            f"pairs {state.pairs:5d}  LLR {state.llr:+.3f} [{lower:.2f}, {upper:.2f}]  "
-            f"elo {elo:+.1f} ± {err:.1f}  pentanomial {state.counts}"
+            f"SPRT {a.name} vs {b.name} on {ruleset}, seed {seed}: H0 elo {elo0:g}, "
+            f"H1 elo {elo1:g}, alpha {alpha:g}, beta {beta:g}; bounds [{lower:.3f}, {upper:.3f}]"
+        )
+        say(f"results in {path}")
+        if played:
+            say(
+                f"resuming: {len(played)} games already played, {before.pairs} pairs counted"
+                + ("; the test has ended" if before.status != "continue" else "")
+            )
+
+        def report(state: MatchState) -> None:
+            estimate = elo_estimate(state.counts)
+            say(
+                f"pairs {state.pairs:5d}  LLR {state.llr:+.3f} [{lower:.2f}, {upper:.2f}]  "
+                f"elo {estimate.describe() if estimate else 'n/a'}  pentanomial {state.counts}"
+            )
+
+        config = referee_config(move_time, 10.0, 0.0, 0.0)
+        # No bot may see the results (they hold the deals' seeds).
+        config = msgspec.structs.replace(config, private=(str(results.resolve()),))
+        resume = "run the same command again to resume"
+
+        async def play() -> MatchState:
+            return await run_match(
+                a, b, ruleset, test, options=options, seed=seed, config=config,
+                max_pairs=max_pairs, jobs=jobs, played=played, on_game=folder.append,
+                on_pair=report, on_note=note,
+            )  # fmt: skip
+
+        try:
+            state = run_trio(play, saved=lambda: f"{_saved(len(folder.records()))}; {resume}")
+        except KeyboardInterrupt:
+            state = MatchState.recount(test, seed, (a.name, b.name), folder.records())
+            summary(state, a.name, b.name, test)
+            say(
+                ("interrupted", "yellow"),
+                f": {_saved(len(state.played))} in {path}; {resume}",
+            )
+            raise typer.Exit(130) from None
+    summary(state, a.name, b.name, test)
+    say((verdict(state, a.name, b.name, test, max_pairs), "bold"))
+    if EXIT_CODES[state.status]:
+        raise typer.Exit(EXIT_CODES[state.status])
+
+
+def summary(state: MatchState, a: str, b: str, test: Sprt) -> None:
+    """The test so far: A's wins, draws and losses, the pentanomial, Elo, LLR and bounds."""
+    wins, draws, losses = state.wdl
+    games = wins + draws + losses
+    score = f", score {(wins + draws / 2) / games:.1%}" if games else ""
+    estimate = elo_estimate(state.counts)
+    if estimate is None:
+        elo = "n/a (no pair yet)"
+    elif math.isinf(estimate.elo):  # the data bound it on one side only
+        elo = f"{estimate.describe()} (95%; every pair scored {2 if estimate.elo > 0 else 0})"
+    else:
+        elo = f"{estimate.describe()} (95%: {estimate.low:+.1f} to {estimate.high:+.1f})"
+    lower, upper = test.bounds()
+    say(f"{a} vs {b}: {state.pairs} pairs")
+    say(f"  games   {a}: W {wins}  D {draws}  L {losses}  ({games} games{score})")
+    say(f"  pairs   pentanomial {state.counts}  ({a}'s points per pair: 0, 0.5, 1, 1.5, 2)")
+    say(f"  Elo     {elo}")
+    say(f"  LLR     {state.llr:+.3f}  (bounds {lower:+.3f}, {upper:+.3f})")
+    if state.uncounted:
+        say(
+            f"  not counted: {_games(state.uncounted)} (half a pair, a pair after the "
+            "verdict, or a pair with a referee error)"
         )
 
-    config = referee_config(move_time, 10.0, 0.0, 0.0)
-    state = run_trio(
-        lambda: run_match(
-            a,
-            b,
-            ruleset,
-            test,
-            options=options,
-            seed=seed,
-            config=config,
-            max_pairs=max_pairs,
-            jobs=jobs,
-            on_pair=report,
-            on_note=note,
-        )
+
+def verdict(state: MatchState, a: str, b: str, test: Sprt, max_pairs: int) -> str:
+    """The test's outcome in words."""
+    if state.status == "H1":
+        return f"H1 accepted: {a} is stronger than {b} by about {test.elo1:g} Elo or more"
+    if state.status == "H0":
+        return f"H0 accepted: {a} is not stronger than {b} by {test.elo1:g} Elo"
+    return (
+        f"no decision after {state.pairs} pairs (--max-pairs {max_pairs}); "
+        "a larger --max-pairs plays on"
     )
-    verdict = {
-        "H1": f"H1 accepted: {a.name} is stronger by about {elo1:g} Elo or more",
-        "H0": f"H0 accepted: {a.name} is not stronger by {elo1:g} Elo",
-        "continue": f"no decision after {state.pairs} pairs",
-    }[state.status]
-    say((verdict, "bold"))
+
+
+def _games(n: int) -> str:
+    """ "1 finished game", "3 finished games"."""
+    return f"{n} finished game" + ("" if n == 1 else "s")
+
+
+def _saved(n: int) -> str:
+    """ "1 finished game is saved", "3 finished games are saved"."""
+    return f"{_games(n)} {'is' if n == 1 else 'are'} saved"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Annotated
 
@@ -15,22 +16,30 @@ from arena.cli.common import (
     note,
     run_trio,
     say,
+    warn_damage,
 )
 from arena.cli.inputs import AllowMixed, build, sandbox_summary, sandboxed
 from arena.cli.views import (
     LiveTournament,
+    game_line,
     leaderboard_csv,
     leaderboard_json,
-    leaderboard_table,
-    pairs_table,
+    print_views,
+    standings_views,
 )
+from arena.games.errors import ArenaError
 from arena.league.config import ConfigError, load_tournament
-from arena.league.leaderboard import leaderboard
+from arena.league.leaderboard import results_leaderboard
 from arena.league.results import ResultsDir
-from arena.league.tournament import run_tournament, schedule_of
+from arena.league.tournament import Progress, run_tournament, schedule_of
+from arena.referee.records import GameRecord
 from arena.referee.sandbox import (
     Mode,
 )
+
+
+class OptionsError(ArenaError):
+    """Options of a command that cannot work together (refused rather than one ignored)."""
 
 
 @command()
@@ -72,8 +81,7 @@ def tournament(
         if jobs < 1:
             raise ConfigError("--jobs takes a number of games >= 1")
         t = msgspec.structs.replace(t, config=msgspec.structs.replace(t.config, jobs=jobs))
-    folder = ResultsDir.open(results, t, fresh=fresh)
-    before = folder.records()
+    folder = ResultsDir.open(results, t, fresh=fresh, on_damage=warn_damage)
     total = schedule_of(t).total()
     names = [b.name for b in t.bots]
     c = t.config
@@ -83,20 +91,35 @@ def tournament(
         f"{c.seats} seats, {total} games, {t.jobs} at once; results in {folder.path}",
     )
     say(sandbox_summary(t.bots))
+    before = folder.records()  # after the heading: damaged lines set aside are warned of here
     if before:
         console.print(f"resuming: {len(before)} games already played", highlight=False)
-    live_view = LiveTournament(c.name, names, before, total)
+    # In a terminal: a live progress bar and the top of the table. Elsewhere (CI logs, a
+    # pipe), where a live view shows nothing: a line per finished game, as it finishes.
+    if console.is_terminal:
+        live_view = LiveTournament(c.name, names, before, total)
+        shown_live: contextlib.AbstractContextManager[object] = Live(
+            live_view, console=console, refresh_per_second=4, transient=True
+        )
+        on_game = live_view.add
+    else:
+        shown_live = contextlib.nullcontext()
+
+        def on_game(record: GameRecord, progress: Progress) -> None:
+            say(game_line(record, progress))
+
     try:
-        with Live(live_view, console=console, refresh_per_second=4, transient=True):
+        with shown_live:
             records = run_trio(
                 run_tournament,
                 t,
                 folder,
-                live_view.add,
+                on_game,
                 note,
                 saved=lambda: (
-                    f"{len(folder.records())} finished games are saved; "
+                    f"{len(folder.records())} finished games are saved; once it can run, "
                     f"resume with: arena tournament {file}"
+                    + (f" --results {results}" if results != Path("results") else "")
                 ),
             )
     except KeyboardInterrupt:
@@ -109,8 +132,9 @@ def tournament(
             + (f" --results {results}" if results != Path("results") else ""),
         )
         raise typer.Exit(130) from None
-    board = leaderboard(records, names)
-    console.print(leaderboard_table(board, title=f"{c.name}: {board.games} games"))
+    board = results_leaderboard(folder, records)
+    width = console.width if console.is_terminal else None
+    print_views(console, standings_views(board, f"{c.name}: {board.games} games", width=width))
     say(f"results: {folder.path}  (arena leaderboard {folder.path})")
 
 
@@ -119,19 +143,65 @@ def leaderboard_cmd(
     folder: Annotated[Path, typer.Argument(help="a tournament's results folder (results/<name>)")],
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
     as_csv: Annotated[bool, typer.Option("--csv", help="print CSV")] = False,
-    pairs: Annotated[bool, typer.Option("--pairs", help="also the head-to-head table")] = False,
+    pairs: Annotated[bool, typer.Option("--pairs", help="also the head-to-head list")] = False,
+    crosstable: Annotated[
+        bool | None,
+        typer.Option(
+            "--crosstable/--no-crosstable",
+            help="show or hide the bot-by-bot table of scores (default: shown up to 10 bots)",
+        ),
+    ] = None,
 ) -> None:
-    """Show the standings of a results folder: Elo ± error, score, places, faults."""
-    rd = ResultsDir.existing(folder)
-    records = rd.records()
-    stored = rd.stored()
-    board = leaderboard(records, stored.bots if stored else None)
+    """Show the standings of a results folder: Elo ± error, score, places, faults; beside
+    them the Swiss standings, the deal pairs and the crosstable."""
+    _refuse_mixed_outputs(as_json, as_csv, pairs, crosstable)
+    rd = ResultsDir.existing(folder, on_damage=lambda d: warn_damage(d, err=as_json or as_csv))
+    board = results_leaderboard(rd)
     if as_json:
         typer.echo(leaderboard_json(board))
     elif as_csv:
         typer.echo(leaderboard_csv(board), nl=False)
     else:
+        stored = rd.stored()
         name = stored.config.name if stored else folder.name
-        console.print(leaderboard_table(board, title=f"{name}: {board.games} games"))
-        if pairs:
-            console.print(pairs_table(board))
+        width = console.width if console.is_terminal else None
+        views = standings_views(
+            board,
+            f"{name}: {board.games} games",
+            crosstable_shown=crosstable,
+            pairs=pairs,
+            width=width,
+        )
+        print_views(console, views)
+
+
+def _refuse_mixed_outputs(
+    as_json: bool, as_csv: bool, pairs: bool, crosstable: bool | None
+) -> None:
+    """Refuse, in words, options that cannot work together: two formats at once, or a table
+    of the text view asked of a machine format (rather than silently leaving it out)."""
+    if as_json and as_csv:
+        raise OptionsError("--json and --csv are two formats of the same standings: give one")
+    machine = "--json" if as_json else "--csv" if as_csv else None
+    if machine is None:
+        return
+    asked = [
+        flag
+        for flag, given in (
+            ("--pairs", pairs),
+            ("--crosstable", crosstable is True),
+            ("--no-crosstable", crosstable is False),
+        )
+        if given
+    ]
+    if asked:
+        verb = "is" if len(asked) == 1 else "are"
+        holds = (
+            'the JSON holds every head-to-head score as "pairs"'
+            if as_json
+            else "the CSV holds only the leaderboard's rows"
+        )
+        raise OptionsError(
+            f"{' and '.join(asked)} {verb} for the tables of the text view, which {machine} "
+            f"does not print ({holds}): leave out one or the other"
+        )

@@ -1,14 +1,18 @@
-"""rich views of tournaments: the leaderboard (also as CSV and JSON) and live progress."""
+"""rich views of tournaments: the leaderboard (also as CSV and JSON) and the tables beside it
+(fault warnings, Swiss standings, deal pairs, crosstable, head to head), a line per finished
+game for logs, and live progress."""
 
 from __future__ import annotations
 
 import csv
 import io
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
 
 import msgspec
-from rich.console import Group
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -20,11 +24,19 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from arena.league.leaderboard import Leaderboard, leaderboard
+from arena.league.leaderboard import Leaderboard, Row, leaderboard
 from arena.league.tournament import Progress as TournamentProgress
 from arena.referee.faults import FAULT_KINDS
 from arena.referee.records import GameRecord
 from arena.referee.text import plain
+
+CROSSTABLE_BOTS = 10
+"""The crosstable is shown by default for a field of at most this many bots."""
+
+PENTANOMIAL = ("LL", "LD", "DD/WL", "WD", "WW")
+"""A bot's deal pairs by its points over the two games: 0, 1/2, 1, 3/2, 2 (as fastchess)."""
+
+_UNLIMITED = 100_000  # a width no table reaches: measuring at it gives the natural width
 
 
 def shown(text: str, style: str = "", *, lines: bool = False) -> Text:
@@ -32,59 +44,283 @@ def shown(text: str, style: str = "", *, lines: bool = False) -> Text:
     return Text(plain(text, lines=lines), style=style)
 
 
+def natural_width(renderable: RenderableType) -> int:
+    """The width `renderable` takes when nothing narrows it (no column wrapped or dropped)."""
+    return Console(file=io.StringIO(), width=_UNLIMITED).measure(renderable).maximum
+
+
+def print_views(console: Console, items: Iterable[RenderableType]) -> None:
+    """Print `items`: in a terminal at its width (build them to fit: `standings_views`);
+    elsewhere (a log, a pipe) each at its natural width, however narrow the console says it
+    is, so that no name and no column is cut or wrapped in a file."""
+    items = list(items)
+    if console.is_terminal:
+        for item in items:
+            console.print(item)
+        return
+    width = max([console.width, *(natural_width(item) for item in items)])
+    wide = Console(file=console.file, width=width, color_system=None, highlight=False)
+    for item in items:
+        wide.print(item)
+
+
 def _faults(counts: dict[str, int]) -> str:
     return ", ".join(f"{kind} {counts[kind]}" for kind in FAULT_KINDS if counts.get(kind)) or "-"
 
 
-def leaderboard_table(
-    board: Leaderboard, title: str = "Leaderboard", top: int | None = None
+def _number(value: float) -> str:
+    """A point total: "3", "2.5", "2.33" (thirds and sixths of k-seat games), no trailing 0s."""
+    return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+@dataclass(frozen=True)
+class _Column:
+    """A table column: its cells, and how soon it goes when the table is too wide (0: never;
+    the highest goes first)."""
+
+    header: str
+    cells: list[str | Text]
+    justify: Literal["left", "right"] = "right"
+    drop: int = 0
+
+
+def _table(
+    title: str | Text,
+    columns: list[_Column],
+    caption: str | None = None,
+    width: int | None = None,
 ) -> Table:
-    """Rank, bot, Elo ± 95% error, games, score %, mean place, LOS over the next, faults.
-    Bot names and the title are shown as plain text (`shown`)."""
-    table = Table(title=shown(title))
-    # Solo rulesets: win rate and margin against the dummy instead of places at a table.
-    middle = ("win rate", "margin ± 95%") if board.solo else ("score", "place")
-    for name in ("#", "bot", "Elo", "± 95%", "games", *middle, "LOS next", "faults"):
-        table.add_column(name, justify="left" if name in ("bot", "faults") else "right")
-    for row in board.rows[:top]:
-        if board.solo:
-            cells = (
-                f"{100 * row.win_rate:.1f}%" if row.win_rate is not None else "-",
-                f"{row.margin:+.1f} ± {row.margin_error:.1f}" if row.margin is not None else "-",
-            )
-        else:
-            cells = (
-                f"{100 * row.score:.1f}%" if row.games else "-",
-                f"{row.mean_place:.2f}" if row.mean_place is not None else "-",
-            )
-        table.add_row(
-            str(row.rank),
-            shown(row.bot),
-            f"{round(row.elo):+d}",
-            f"{row.error:.0f}",
-            str(row.games),
-            *cells,
-            f"{100 * row.los_next:.0f}%" if row.los_next is not None else "",
-            _faults(row.faults),
-        )
+    """A table of `columns`, less the droppable ones (highest `drop` first) it takes to fit
+    `width` (None: every column), which its caption then names. Cells fold rather than being
+    cut short: if what is left is still too wide, a long name takes two lines."""
+
+    def build(kept: list[_Column], notes: list[str]) -> Table:
+        table = Table(title=title, caption="\n".join(notes) or None)
+        for c in kept:
+            table.add_column(c.header, justify=c.justify, overflow="fold")
+        for cells in zip(*(c.cells for c in kept), strict=True):
+            table.add_row(*cells)
+        return table
+
+    notes = [caption] if caption else []
+    kept = list(columns)
+    table = build(kept, notes)
+    left_out: list[str] = []
+    while width is not None and natural_width(table) > width:
+        droppable = [c for c in kept if c.drop]
+        if not droppable:
+            break
+        worst = max(droppable, key=lambda c: c.drop)
+        kept.remove(worst)
+        left_out.append(worst.header)
+        table = build(kept, [*notes, f"left out to fit the terminal: {', '.join(left_out)}"])
+    return table
+
+
+def leaderboard_table(
+    board: Leaderboard,
+    title: str = "Leaderboard",
+    top: int | None = None,
+    width: int | None = None,
+) -> Table:
+    """Rank, bot, Elo ± 95% error, games, wins-draws-losses (2 seats), score %, mean place,
+    LOS over the next, faults. Given a `width` (a terminal's), the least useful columns are
+    left out until the table fits (LOS, place, games, W-D-L, error, score, in that order),
+    and the caption says which; names are never cut. Bot names and the title are shown as
+    plain text (`shown`)."""
+    rows = board.rows[:top]
+    columns = [
+        _Column("#", [str(r.rank) for r in rows]),
+        _Column("bot", [shown(r.bot) for r in rows], "left"),
+        _Column("Elo", [f"{round(r.elo):+d}" for r in rows]),
+        _Column("± 95%", [f"{r.error:.0f}" for r in rows], drop=2),
+        _Column("games", [str(r.games) for r in rows], drop=4),
+    ]
+    if board.solo:  # win rate and margin against the dummy instead of places at a table
+        columns += [
+            _Column("win rate", [_percent(r.win_rate) for r in rows], drop=1),
+            _Column("margin ± 95%", [_margin(r) for r in rows], drop=5),
+        ]
+    else:
+        if any(r.wins is not None for r in rows):
+            columns.append(_Column("W-D-L", [_wdl(r) for r in rows], drop=3))
+        columns += [
+            _Column("score", [_percent(r.score if r.games else None) for r in rows], drop=1),
+            _Column("place", [_place(r.mean_place) for r in rows], drop=5),
+        ]
+    columns += [
+        _Column("LOS next", [_percent(r.los_next, 0, "") for r in rows], drop=6),
+        _Column("faults", [_faults(r.faults) for r in rows], "left"),
+    ]
+    caption = None
     if board.unrated:
-        table.caption = (
+        caption = (
             f"{board.unrated} more game(s) ended by a referee error, without a result: not rated"
         )
-    return table
+    return _table(shown(title), columns, caption, width)
+
+
+def _percent(value: float | None, digits: int = 1, missing: str = "-") -> str:
+    return missing if value is None else f"{100 * value:.{digits}f}%"
+
+
+def _place(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def _margin(row: Row) -> str:
+    if row.margin is None or row.margin_error is None:
+        return "-"
+    return f"{row.margin:+.1f} ± {row.margin_error:.1f}"
+
+
+def _wdl(row: Row) -> str:
+    return f"{row.wins}-{row.draws}-{row.losses}" if row.wins is not None else "-"
+
+
+def fault_warnings(board: Leaderboard) -> list[Text]:
+    """A warning line for each bot that faulted in most of its games (names as plain text)."""
+    return [
+        Text.assemble(
+            ("warning:", "yellow"),
+            " ",
+            plain(
+                f"{row.bot} faulted in {row.faulted_games} of its {row.games} games "
+                f"({_faults(row.faults)}): its rating measures its faults, not its play"
+            ),
+        )
+        for row in board.mostly_faulted()
+    ]
+
+
+def swiss_table(board: Leaderboard, width: int | None = None) -> Table | None:
+    """The Swiss standings, in their own order: points, then Buchholz, then Sonneborn-Berger
+    (None for other formats); games, then byes, left out if `width` needs it."""
+    if board.swiss is None:
+        return None
+    rows = board.swiss
+    columns = [
+        _Column("place", [str(r.place) for r in rows]),
+        _Column("bot", [shown(r.bot) for r in rows], "left"),
+        _Column("points", [_number(r.points) for r in rows]),
+        _Column("games", [str(r.games) for r in rows], drop=2),
+        _Column("byes", [str(r.byes) for r in rows], drop=1),
+        _Column("Buchholz", [_number(r.buchholz) for r in rows]),
+        _Column("S-B", [_number(r.sonneborn_berger) for r in rows]),
+    ]
+    return _table(
+        "Swiss standings",
+        columns,
+        "byes count as wins; equal points: Buchholz, then S-B",
+        width,
+    )
+
+
+def deal_pairs_table(board: Leaderboard, width: int | None = None) -> Table | None:
+    """2 seats: each bot's deal pairs (a deal played in both seatings) by its points over the
+    two games, LL to WW (None when no deal was played in both seatings); their number left
+    out if `width` needs it."""
+    rows = [r for r in board.rows if r.pentanomial is not None]
+    if not any(sum(r.pentanomial or ()) for r in rows):
+        return None
+    columns = [
+        _Column("bot", [shown(r.bot) for r in rows], "left"),
+        _Column("pairs", [str(sum(r.pentanomial or ())) for r in rows], drop=1),
+        *(
+            _Column(name, [str((r.pentanomial or [0] * 5)[i]) for r in rows])
+            for i, name in enumerate(PENTANOMIAL)
+        ),
+    ]
+    return _table("Deal pairs (each deal in both seatings)", columns, width=width)
+
+
+def crosstable(board: Leaderboard) -> Table:
+    """Each bot's points against each other bot, row against column, out of the games they
+    shared ("4.5/6"), in the leaderboard's order; the columns are numbered by rank so that
+    the table stays narrow; bots without games (last on the board) are left out. Names as
+    plain text."""
+    cells = {(p.bot, p.opponent): p for p in board.pairs}
+    rows = [r for r in board.rows if r.games]
+    names = [r.bot for r in rows]
+    columns = [
+        _Column("#", [str(r.rank) for r in rows]),
+        _Column("bot", [shown(name) for name in names], "left"),
+    ]
+    for j, opponent in enumerate(names):
+        column: list[str | Text] = []
+        for name in names:
+            p = cells.get((name, opponent))
+            if name == opponent:
+                column.append("·")
+            elif p is None:
+                column.append("")
+            else:
+                column.append(f"{_number(round(2 * p.score * p.games) / 2)}/{p.games}")
+        columns.append(_Column(str(j + 1), column))
+    return _table("Crosstable", columns, "points/games, row vs column")
 
 
 def pairs_table(board: Leaderboard) -> Table:
     """Head-to-head scores: each bot's score against each opponent it met (names as plain
     text)."""
-    table = Table(title="Head to head")
-    table.add_column("bot")
-    table.add_column("opponent")
-    table.add_column("score", justify="right")
-    table.add_column("games", justify="right")
-    for p in board.pairs:
-        table.add_row(shown(p.bot), shown(p.opponent), f"{100 * p.score:.1f}%", str(p.games))
-    return table
+    columns = [
+        _Column("bot", [shown(p.bot) for p in board.pairs], "left"),
+        _Column("opponent", [shown(p.opponent) for p in board.pairs], "left"),
+        _Column("score", [_percent(p.score) for p in board.pairs]),
+        _Column("games", [str(p.games) for p in board.pairs]),
+    ]
+    return _table("Head to head", columns)
+
+
+def standings_views(
+    board: Leaderboard,
+    title: str,
+    *,
+    crosstable_shown: bool | None = None,
+    pairs: bool = False,
+    width: int | None = None,
+) -> list[RenderableType]:
+    """Everything the text view of a leaderboard shows, in order: the leaderboard (fitted to
+    `width`), a warning for each bot that faulted in most of its games, the Swiss standings,
+    the deal pairs (2 seats), the crosstable (by default for at most `CROSSTABLE_BOTS` bots;
+    True or False forces it) and with `pairs` the head-to-head list."""
+    items: list[RenderableType] = [leaderboard_table(board, title, width=width)]
+    items += fault_warnings(board)
+    beside = (swiss_table(board, width), deal_pairs_table(board, width))
+    items += [table for table in beside if table is not None]
+    if crosstable_shown is None:
+        crosstable_shown = 2 <= len(board.rows) <= CROSSTABLE_BOTS and bool(board.pairs)
+    if crosstable_shown:
+        items.append(crosstable(board))
+    if pairs:
+        items.append(pairs_table(board))
+    return items
+
+
+def game_line(record: GameRecord, progress: TournamentProgress) -> str:
+    """A finished game as one line for logs, like cutechess-cli's: its number, its id, the
+    bots in seat order, the result and each fault, with names made `plain`:
+    "Finished game 12/120 r0-t3-d1-s0 (alpha vs beta): 1-0 {beta: crash}". With 2 seats the
+    result is seat 0's "1-0", "0-1" or "1/2-1/2"; with more, the ranks and scores by seat;
+    alone (a solo ruleset), won or lost against the dummy and the margin."""
+    bots = " vs ".join(plain(seat.bot) for seat in record.seats)
+    if record.error is not None:
+        result = f"no result (referee error: {plain(record.error)})"
+    elif record.players == 1:
+        result = f"{'won' if record.ranks[0] == 1 else 'lost'}, margin {record.scores[0]:+g}"
+        bots += " vs the dummy"
+    elif record.players == 2:
+        first, second = record.ranks
+        result = "1/2-1/2" if first == second else "1-0" if first < second else "0-1"
+    else:
+        ranks = ", ".join(str(r) for r in record.ranks)
+        scores = ", ".join(f"{s:g}" for s in record.scores)
+        result = f"ranks {ranks}; scores {scores}"
+    faults = "; ".join(f"{plain(f.bot)}: {f.kind}" for f in record.faults)
+    where = f" {plain(record.game)}" if record.game else ""
+    return f"Finished game {progress.done}/{progress.total}{where} ({bots}): {result}" + (
+        f" {{{faults}}}" if faults else ""
+    )
 
 
 def leaderboard_csv(board: Leaderboard) -> str:
@@ -106,6 +342,11 @@ def leaderboard_csv(board: Leaderboard) -> str:
             "margin",
             "margin_error",
             *(f"faults_{k}" for k in FAULT_KINDS),
+            "faulted_games",
+            "wins",
+            "draws",
+            "losses",
+            *(f"pairs_{name.replace('/', '_').lower()}" for name in PENTANOMIAL),
         ]
     )
     for r in board.rows:
@@ -121,6 +362,9 @@ def leaderboard_csv(board: Leaderboard) -> str:
                 "" if r.los_next is None else r.los_next,
                 *("" if v is None else v for v in (r.win_rate, r.margin, r.margin_error)),
                 *(r.faults.get(k, 0) for k in FAULT_KINDS),
+                r.faulted_games,
+                *("" if v is None else v for v in (r.wins, r.draws, r.losses)),
+                *(r.pentanomial if r.pentanomial is not None else [""] * len(PENTANOMIAL)),
             ]
         )
     return out.getvalue()
@@ -142,7 +386,8 @@ def _json_escape(char: str) -> str:
 
 
 class LiveTournament:
-    """Progress bar (games done and to do, rate, ETA) and the current top of the table."""
+    """Progress bar (games done and to do, rate, ETA) and the current top of the table,
+    fitted to the terminal's width."""
 
     def __init__(
         self, name: str, bots: Sequence[str], records: Sequence[GameRecord], total: int
@@ -162,7 +407,7 @@ class LiveTournament:
         self.task = self.progress.add_task(name, total=total, completed=done, rate="")
         self.started = time.monotonic()
         self.new = 0
-        self.top = Table()
+        self.board: Leaderboard | None = None
         self._refreshed = 0.0
 
     def add(self, record: GameRecord, progress: TournamentProgress) -> None:
@@ -178,8 +423,11 @@ class LiveTournament:
         now = time.monotonic()
         if now - self._refreshed > 1.0:  # refitting every game would be wasted work
             self._refreshed = now
-            board = leaderboard(self.records, self.bots)
-            self.top = leaderboard_table(board, title="Top of the table", top=5)
+            self.board = leaderboard(self.records, self.bots)
 
-    def __rich__(self) -> Group:
-        return Group(self.progress, self.top)
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self.progress
+        if self.board is not None:
+            yield leaderboard_table(
+                self.board, title="Top of the table", top=5, width=options.max_width
+            )

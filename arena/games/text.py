@@ -18,7 +18,11 @@ def event_text(event: msgspec.Struct, audience: Audience = None) -> str:
     if audience is not None:
         seats = ", ".join(map(str, audience))
         prefix = f"seat {seats}" if len(audience) == 1 else f"seats {seats}"
-        return f"{prefix} {text}" if callable(text_of) else f"[{prefix}] {text}"
+        if not callable(text_of):
+            return f"[{prefix}] {text}"
+        if text.startswith("seat "):  # a whole sentence, naming the seat it is about
+            return text if text.startswith(f"{prefix} ") else f"{prefix} sees: {text}"
+        return f"{prefix} {text}"
     return text
 
 

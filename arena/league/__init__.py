@@ -1,6 +1,7 @@
 """The league layer: many games. Tournament files (`config`), schedules behind one interface
 (`schedule`, a `Schedule` per format), playing many games at once (`pool`, `capacity`) for
-tournaments (`tournament`) and SPRT matches (`sprt`, `match`), the results folder
-(`results`), ratings and standings (`ratings`, `leaderboard`). It may import
-`arena.referee`, `arena.games` and `protocol`, never `arena.cli`.
+tournaments (`tournament`) and SPRT matches (`sprt`, `match`, `match_results`), the results
+folder (`results`), ratings, standings and fault reports (`ratings`, `leaderboard`,
+`fault_report`). It may import `arena.referee`, `arena.games` and `protocol`, never
+`arena.cli`.
 """

@@ -15,13 +15,12 @@ from msgspec import Meta
 from arena.games import GameConfigError, get_ruleset
 from arena.games.errors import ArenaError
 from arena.referee import clock
-from arena.referee.bot import BotSpec, BotSpecError, load_bot, resolve_command
+from arena.referee.bot import BotSpec, BotSpecError, default_name, load_bot, resolve_command
 from arena.referee.game import RefereeConfig
 from arena.referee.sandbox import Mode, SandboxConfig, SandboxOverride, settings
 from protocol.messages import Limits
 
 Format = Literal["round-robin", "swiss", "gauntlet"]
-Seconds = Annotated[float, Meta(ge=0)]
 
 
 class ConfigError(ArenaError, ValueError):
@@ -40,12 +39,17 @@ class BotEntry(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
 
 
 class TimeControl(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
-    """Seconds: to answer hello, per decision, and an optional bank with increment."""
+    """Seconds: to answer hello, per decision, and an optional bank with increment; each
+    checked as the file is read (`arena.referee.clock.check`: a move time of 0 cannot work)."""
 
-    move: Seconds = 1.0
-    startup: Seconds = 10.0
-    bank: Seconds = 0.0
-    increment: Seconds = 0.0
+    move: float = 1.0
+    startup: float = 10.0
+    bank: float = 0.0
+    increment: float = 0.0
+
+    def __post_init__(self) -> None:
+        for field in self.__struct_fields__:
+            clock.check(field, getattr(self, field), f"time.{field}")
 
     def limits(self) -> Limits:
         return clock.limits(
@@ -66,6 +70,10 @@ class TournamentConfig(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     challenger: str | None = None
     max_tables: Annotated[int, Meta(ge=1)] | None = None
     seed: int = 1
+    # A deal file (one seed per line): deal d of every table is played on seed d of the list,
+    # so two tournaments can be played on exactly the same deals. Read into `deal_seeds`.
+    deal_file: str | None = None
+    deal_seeds: list[Annotated[int, Meta(ge=0, le=2**63 - 1)]] | None = None
     jobs: Annotated[int, Meta(ge=1)] | None = None
     options: dict[str, Any] = msgspec.field(default_factory=dict)
     time: TimeControl = TimeControl()
@@ -120,17 +128,39 @@ def _bot(entry: BotEntry, base: Path, index: int, sandbox: SandboxConfig) -> Bot
     exe = command[0]
     if exe != "{python}" and shutil.which(exe) is None and not (cwd / exe).is_file():
         raise ConfigError(f"{where}: {exe!r} was not found (cwd {cwd})")
-    if exe != "{python}":  # a bare name is the file in cwd when there is one (as a folder's)
-        try:
-            command = resolve_command(list(command), str(cwd), entry.env, where=where)
-        except BotSpecError as exc:
-            raise ConfigError(str(exc)) from None
-    # Default name: the program's file, e.g. "bot" for ["{python}", "bot.py", "--fast"].
-    words = [w for w in command[1:] if not w.startswith("-")] or [command[0]]
-    name = entry.name or Path(words[0]).stem
+    try:  # a bare name is the file in cwd when there is one (as a folder's); scripts exist
+        command = resolve_command(list(command), str(cwd), entry.env, where=where)
+    except BotSpecError as exc:
+        raise ConfigError(str(exc)) from None
+    name = entry.name or default_name(command)
     # An explicit cwd is the bot's own folder; the tournament's folder is not.
     folder = str(cwd) if entry.cwd else None
     return BotSpec(name, list(command), str(cwd), entry.env, folder=folder, sandbox=sandbox)
+
+
+def read_deal_file(path: Path) -> list[int]:
+    """The seeds of a deal file: one integer (0 to 2**63-1) per line; blank lines and text
+    after `#` are ignored. Every problem is a ConfigError naming the file and line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read the deal file {path}: {exc}") from None
+    seeds = []
+    for number, line in enumerate(text.splitlines(), 1):
+        word = line.split("#", 1)[0].strip()
+        if not word:
+            continue
+        try:
+            seed = int(word)
+        except ValueError:
+            why = f"{word!r} is not a deal seed (an integer)"
+            raise ConfigError(f"{path}:{number}: {why}") from None
+        if not 0 <= seed < 2**63:
+            raise ConfigError(f"{path}:{number}: a deal seed is from 0 to 2**63-1, not {seed}")
+        seeds.append(seed)
+    if not seeds:
+        raise ConfigError(f"the deal file {path} holds no seeds")
+    return seeds
 
 
 def load_tournament(path: str | os.PathLike[str]) -> Tournament:
@@ -150,6 +180,13 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
         raise ConfigError(f"{file}: {text}") from None
     except msgspec.DecodeError as exc:
         raise ConfigError(f"{file}: not valid TOML: {exc}") from None
+    if config.deal_file is not None:
+        if config.deal_seeds is not None:
+            raise ConfigError(f"{file}: give deal_file or deal_seeds, not both")
+        seeds = read_deal_file(file.parent / config.deal_file)
+        config = msgspec.structs.replace(config, deal_seeds=seeds)
+    if config.deal_seeds is not None and not config.deal_seeds:
+        raise ConfigError(f"{file}: deal_seeds is empty")
     try:
         ruleset = get_ruleset(config.ruleset)
         ruleset.options(config.options)

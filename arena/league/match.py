@@ -1,13 +1,22 @@
-"""A head-to-head match on paired deals that stops when a sequential test decides (as fishtest)."""
+"""A head-to-head match on paired deals that stops when a sequential test decides (as fishtest).
+
+Deal d is played twice on the seed `deal_seed(seed, f"sprt-{d}")`: game "d<d>-ab" with A in
+seat 0, and game "d<d>-ba" with B in seat 0. A pair counts when its second game finishes, in
+the order pairs complete, until the test decides. A match resumes from its games already
+played (its journal, in the order they finished): recounting them the same way gives the
+state the run had when it stopped, and only the games not yet played are played.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import re
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 import msgspec
 
 from arena.games import OptionsInput
+from arena.games.errors import ArenaError
 from arena.league.pool import GamePool, OnNote
 from arena.league.schedule import deal_seed
 from arena.league.sprt import PAIR_SCORES, Sprt, Status
@@ -15,15 +24,45 @@ from arena.referee.bot import BotSpec
 from arena.referee.game import Connection, RefereeConfig, play_game
 from arena.referee.records import GameRecord
 
+ORDERS = ("ab", "ba")
+"""The two games of a deal: order 0 seats A first, order 1 seats B first."""
+_GAME_NAME = re.compile(r"d(0|[1-9][0-9]*)-(ab|ba)")
+
+
+class MatchJournalError(ArenaError):
+    """A journal holding a game that is not one of this match's (another seed, other bots)."""
+
+
+def game_name(deal: int, order: int) -> str:
+    """The record's name for a game of a match: "d12-ab" (A in seat 0) or "d12-ba"."""
+    return f"d{deal}-{ORDERS[order]}"
+
+
+def parse_game_name(name: str) -> tuple[int, int] | None:
+    """(deal, order) from a game's name ("d12-ba" -> (12, 1)), or None if it is not one."""
+    match = _GAME_NAME.fullmatch(name)
+    if match is None:
+        return None
+    return int(match[1]), ORDERS.index(match[2])
+
+
+def match_seed(seed: int, deal: int) -> int:
+    """The game seed of a deal: both its games are played on it."""
+    return deal_seed(seed, f"sprt-{deal}")
+
 
 @dataclass
 class MatchState:
-    """The running tally: pentanomial counts of pair scores for bot A, and the verdict."""
+    """The running tally: pentanomial counts of pair scores for bot A, its wins, draws and
+    losses in the games of those pairs, and the verdict; `played` holds every finished game,
+    counted or not, by (deal, order)."""
 
     sprt: Sprt
     counts: list[int] = field(default_factory=lambda: [0] * len(PAIR_SCORES))
-    games: list[GameRecord] = field(default_factory=list)
+    games: list[GameRecord] = field(default_factory=list)  # complete pairs before the verdict
     status: Status = "continue"
+    wdl: list[int] = field(default_factory=lambda: [0, 0, 0])
+    played: dict[tuple[int, int], GameRecord] = field(default_factory=dict)
 
     @property
     def pairs(self) -> int:
@@ -32,6 +71,58 @@ class MatchState:
     @property
     def llr(self) -> float:
         return self.sprt.llr(self.counts)
+
+    @property
+    def uncounted(self) -> int:
+        """Finished games outside the counted pairs: half of a pair, a pair that finished after
+        the verdict, or a pair with a game the referee could not finish."""
+        return len(self.played) - 2 * self.pairs
+
+    def add(self, deal: int, order: int, record: GameRecord) -> bool:
+        """Take a finished game; True when it completes a pair that counts (the verdict is
+        then updated). Pairs finishing after the verdict, and a pair holding a game with a
+        referee error (no result), do not count; a game already taken is ignored."""
+        if (deal, order) in self.played:
+            return False
+        self.played[(deal, order)] = record
+        other = self.played.get((deal, 1 - order))
+        if other is None or self.status != "continue":
+            return False
+        first, second = (record, other) if order == 0 else (other, record)
+        self.games += [first, second]
+        if first.error is not None or second.error is not None:
+            return False
+        self.counts[PAIR_SCORES.index(pair_score(first, second))] += 1
+        for rec, seat in ((first, 0), (second, 1)):
+            mine, theirs = rec.ranks[seat], rec.ranks[1 - seat]
+            self.wdl[0 if mine < theirs else 1 if mine == theirs else 2] += 1
+        self.status = self.sprt.status(self.counts)
+        return True
+
+    @classmethod
+    def recount(
+        cls, sprt: Sprt, seed: int, names: tuple[str, str], records: Iterable[GameRecord]
+    ) -> MatchState:
+        """The state after `records` (a match's journal, in the order the games finished), as
+        the run that played them counted it; a game that is not of this match (by its name,
+        seed or bots) is a `MatchJournalError`."""
+        state = cls(sprt)
+        for record in records:
+            game = parse_game_name(record.game)
+            seats = [seat.bot for seat in record.seats]
+            if game is None:
+                why = f"its name is {record.game!r}, not d<deal>-ab or d<deal>-ba"
+            elif record.seed != match_seed(seed, game[0]):
+                why = f"its seed {record.seed} is not deal {game[0]}'s for the seed {seed}"
+            elif seats != (list(names) if game[1] == 0 else list(names[::-1])):
+                why = f"its seats are {', '.join(seats)}"
+            else:
+                state.add(*game, record)
+                continue
+            raise MatchJournalError(
+                f"the journal holds game {record.game!r}, which is not one of this match's: {why}"
+            )
+        return state
 
 
 def pair_score(first: GameRecord, second: GameRecord) -> float:
@@ -54,56 +145,47 @@ async def run_match(
     config: RefereeConfig | None = None,
     max_pairs: int = 10_000,
     jobs: int = 2,
+    played: Iterable[GameRecord] = (),
+    on_game: Callable[[GameRecord], None] | None = None,
     on_pair: Callable[[MatchState], None] | None = None,
     on_note: OnNote | None = None,
     connect: Callable[[BotSpec], Connection] | None = None,
 ) -> MatchState:
-    """Play deals, each once with A in seat 0 and once with B in seat 0, until the SPRT
-    accepts H0 or H1 or `max_pairs` pairs are played."""
-    state = MatchState(sprt)
+    """Play deals 0 to `max_pairs` - 1, each once with A in seat 0 and once with B in seat 0,
+    until the SPRT accepts H0 or H1. `played` is the journal of an earlier run of the same
+    match (recounted first, its games not played again); `on_game` hears every finished game
+    before it counts (to journal it), `on_pair` every pair that counts."""
+    state = MatchState.recount(sprt, seed, (a.name, b.name), played)
     # Each deal is played twice, seats swapped: game_over must not tell its seed.
     config = msgspec.structs.replace(config or RefereeConfig(), reveal_seed=False)
     pool = GamePool(jobs, 2, on_note)
-    halves: dict[int, list[GameRecord | None]] = {}  # each deal's games, A first and B first
 
     def games() -> Iterator[tuple[int, int]]:
-        """(deal, 0) with A in seat 0 and (deal, 1) with B in seat 0, until a verdict."""
+        """The games not yet played, deal by deal, until a verdict."""
         for deal in range(max_pairs):
             for order in (0, 1):
                 if state.status != "continue":
                     return
-                yield deal, order
+                if (deal, order) not in state.played:
+                    yield deal, order
 
     async def play(game: tuple[int, int]) -> GameRecord:
         deal, order = game
-        seats = [a, b] if order == 0 else [b, a]
         return await play_game(
             ruleset,
-            seats,
+            [a, b] if order == 0 else [b, a],
             options=options,
-            seed=deal_seed(seed, f"sprt-{deal}"),
+            seed=match_seed(seed, deal),
             config=config,
             connect=connect,
             start_limiter=pool.starting,
-            game_id=f"d{deal}-{seats[0].name}",
+            game_id=game_name(deal, order),
         )
 
     def done(game: tuple[int, int], record: GameRecord) -> None:
-        deal, order = game
-        pair = halves.setdefault(deal, [None, None])
-        pair[order] = record
-        first, second = pair
-        if first is None or second is None:
-            return
-        del halves[deal]
-        if state.status != "continue":
-            return  # a verdict came while this pair was in flight: it does not count
-        state.games += [first, second]
-        if first.error is not None or second.error is not None:
-            return  # a game without a result (a referee error): the pair does not count
-        state.counts[PAIR_SCORES.index(pair_score(first, second))] += 1
-        state.status = sprt.status(state.counts)
-        if on_pair is not None:
+        if on_game is not None:
+            on_game(record)  # journaled before it counts
+        if state.add(*game, record) and on_pair is not None:
             on_pair(state)
 
     await pool.run(games(), play, done)

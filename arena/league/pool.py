@@ -16,6 +16,7 @@ from typing import TypeVar
 
 import trio
 
+from arena.games.errors import first_leaf
 from arena.league.capacity import games_at_once
 from arena.referee.spawn import NoResources
 
@@ -79,13 +80,4 @@ class GamePool:
             lack, rest = group.split(NoResources)
             if lack is None or rest is not None:
                 raise
-            raise _first(lack) from None  # the machine's limit, as one error in words
-
-
-def _first(group: BaseExceptionGroup[NoResources]) -> NoResources:
-    """The first NoResources in a (nested) exception group."""
-    exc: BaseException = group
-    while isinstance(exc, BaseExceptionGroup):
-        exc = exc.exceptions[0]
-    assert isinstance(exc, NoResources)
-    return exc
+            raise first_leaf(lack) from None  # the machine's limit, as one error in words

@@ -3,20 +3,40 @@
 `results/<name>/tournament.json` pins what was started, `schedule.jsonl` lists every planned
 game, and `games.jsonl` gets each finished game appended and flushed as it ends. Re-opening
 the folder for the same tournament resumes it: finished games are never played again.
+
+A run holds the folder through a lock file inside it (`.lock`, never deleted, so `--fresh`
+empties the folder while holding it). Damaged lines of the journal or the schedule are left
+out by every reader; the run holding the folder also sets them aside in a file beside
+(`games.damaged.jsonl`, `schedule.damaged.jsonl`) and rewrites the file without them, so the
+game they held is played again and the schedule derived again from the seed.
 """
 
 from __future__ import annotations
 
 import fcntl
+import os
 import shutil
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
 import msgspec
+from msgspec.structs import replace
 
 from arena.league.config import ConfigError, Tournament, TournamentConfig
 from arena.league.schedule import Game
-from arena.referee.records import GameRecord, append_record, drop_torn_tail, read_records
+from arena.referee.records import (
+    DamagedLine,
+    GameRecord,
+    append_lines,
+    append_record,
+    drop_lines,
+    holds,
+    read_lines,
+    set_aside,
+    storage_error,
+)
 
 CONFIG_FILE = "tournament.json"
 SCHEDULE_FILE = "schedule.jsonl"
@@ -42,46 +62,123 @@ def _same_tournament(a: TournamentConfig, b: TournamentConfig) -> bool:
     return games(a) == games(b)
 
 
-class ResultsDir:
-    """One tournament's folder under the results root."""
+def aside_file(file: Path) -> Path:
+    """Where the damaged lines of `file` are set aside: games.jsonl -> games.damaged.jsonl."""
+    return file.with_name(f"{file.stem}.damaged{file.suffix}")
 
-    def __init__(self, path: Path) -> None:
+
+@dataclass(frozen=True)
+class Damage:
+    """Damaged lines found in one file of the folder, and where they were set aside (None: a
+    reader's find, left in place for the next run to set aside)."""
+
+    file: Path
+    lines: list[DamagedLine]
+    aside: Path | None
+
+    def sentences(self, most: int = 5) -> list[str]:
+        """One sentence per line (file:line, why, what becomes of it), at most `most` of them
+        and then how many more."""
+        games = self.file.name == GAMES_FILE
+        if self.aside is not None:
+            where = f"set aside in {self.aside}"
+            then = f"{where}, " + (
+                "its game will be played again" if games else "the schedule is derived again"
+            )
+        else:
+            where = "left out"
+            then = (
+                "left out of these standings (the next run of this tournament sets it aside "
+                "and plays its game again)"
+                if games
+                else "left out (the next run of this tournament sets it aside)"
+            )
+        shown = [f"{self.file}:{d.line}: {d.reason}; {then}" for d in self.lines[:most]]
+        if len(self.lines) > most:
+            shown.append(f"{self.file}: {len(self.lines) - most} more damaged lines, {where}")
+        return shown
+
+
+OnDamage = Callable[[Damage], None]
+
+
+class ResultsDir:
+    """One tournament's folder under the results root. `on_damage` hears of the damaged lines
+    each read finds (a run holding the folder sets them aside first)."""
+
+    def __init__(self, path: Path, on_damage: OnDamage | None = None) -> None:
         self.path = path
+        self.on_damage = on_damage
         self._lock: BinaryIO | None = None
         self.games_file = path / GAMES_FILE
         self.schedule_file = path / SCHEDULE_FILE
 
     @classmethod
-    def open(cls, root: str | Path, tournament: Tournament, *, fresh: bool = False) -> ResultsDir:
-        """Create or resume `root/<name>`; refuse a folder that holds another tournament."""
-        path = Path(root) / tournament.config.name
-        if fresh and path.exists():
-            shutil.rmtree(path)
-        path.mkdir(parents=True, exist_ok=True)
-        stored_file = path / CONFIG_FILE
-        current = Stored(tournament.config, [b.name for b in tournament.bots])
-        if stored_file.exists():
-            stored = msgspec.json.decode(stored_file.read_bytes(), type=Stored)
-            if not _same_tournament(stored.config, current.config) or stored.bots != current.bots:
-                raise ConfigError(
-                    f"{path} holds results of a different tournament called "
-                    f"{tournament.config.name!r}; change the name, or pass --fresh to "
-                    "discard those results"
-                )
-        else:
-            stored_file.write_bytes(msgspec.json.format(msgspec.json.encode(current)))
-        folder = cls(path)
-        folder.lock()
+    def open(
+        cls,
+        root: str | Path,
+        tournament: Tournament,
+        *,
+        fresh: bool = False,
+        on_damage: OnDamage | None = None,
+    ) -> ResultsDir:
+        """Create or resume `root/<name>` and hold it for this run; refuse a folder that holds
+        another tournament or that another run holds. `fresh` empties it, once held."""
+        folder = cls.hold(Path(root) / tournament.config.name, fresh=fresh, on_damage=on_damage)
+        try:
+            folder._pin(Stored(tournament.config, [b.name for b in tournament.bots]))
+        except BaseException:
+            folder.release()
+            raise
         return folder
 
-    def lock(self) -> None:
-        """Hold the folder for this process: two runs of one tournament would play games twice."""
-        fh = open(self.path / LOCK_FILE, "wb")  # noqa: SIM115 - held until release()
+    @classmethod
+    def hold(
+        cls,
+        path: Path,
+        *,
+        fresh: bool = False,
+        on_damage: OnDamage | None = None,
+        what: str = "tournament",
+    ) -> ResultsDir:
+        """Create the folder if need be and hold it (the lock, before anything is read or
+        deleted); `fresh` then empties it. `what` names its kind in the refusal."""
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise storage_error("create the results folder", path, exc) from None
+        folder = cls(path, on_damage)
+        folder.lock(fresh=fresh, what=what)
+        try:
+            if fresh:
+                folder._discard()
+        except BaseException:
+            folder.release()
+            raise
+        return folder
+
+    def lock(self, *, fresh: bool = False, what: str = "tournament") -> None:
+        """Hold the folder for this process: two runs of one tournament would play games twice
+        (and `--fresh` would empty a folder another run writes to)."""
+        try:
+            fd = os.open(self.path / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise storage_error("write the results folder", self.path, exc) from None
+        fh = os.fdopen(fd, "r+b")
         try:
             fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
+            holder = fh.read(32).decode(errors="replace").strip()
             fh.close()
-            raise ConfigError(f"{self.path} is in use by another run of this tournament") from None
+            raise ConfigError(
+                f"{self.path} is in use by another run of this {what}"
+                + (f" (process {holder})" if holder.isdigit() else "")
+                + ("; --fresh discarded nothing" if fresh else "")
+                + ": wait for it to finish, or stop it, and run again"
+            ) from None
+        fh.truncate(0)
+        fh.write(f"{os.getpid()}\n".encode())  # who holds it, for the refusal above
+        fh.flush()
         self._lock = fh
 
     def release(self) -> None:
@@ -95,25 +192,78 @@ class ResultsDir:
     def __exit__(self, *exc: object) -> None:
         self.release()
 
+    def _discard(self) -> None:
+        """Delete everything in the folder but the lock file this run holds."""
+        try:
+            for entry in self.path.iterdir():
+                if entry.name == LOCK_FILE:
+                    continue
+                if entry.is_dir() and not entry.is_symlink():
+                    shutil.rmtree(entry)
+                else:
+                    entry.unlink()
+        except OSError as exc:
+            raise storage_error("discard the results in", self.path, exc) from None
+
+    def _pin(self, current: Stored) -> None:
+        """Remember which tournament the folder holds, or refuse it if it holds another."""
+        stored = self.stored()
+        if stored is None:
+            file = self.path / CONFIG_FILE
+            new = file.with_name(f".{CONFIG_FILE}.new")
+            try:  # whole or not at all: a torn config would stop every later run
+                new.write_bytes(msgspec.json.format(msgspec.json.encode(current)))
+                os.replace(new, file)
+            except OSError as exc:
+                raise storage_error("write", file, exc) from None
+        elif not _same_tournament(stored.config, current.config) or stored.bots != current.bots:
+            raise ConfigError(
+                f"{self.path} holds results of a different tournament called "
+                f"{current.config.name!r}; change the name, or pass --fresh to "
+                "discard those results"
+            )
+
     @classmethod
-    def existing(cls, path: str | Path) -> ResultsDir:
-        """A results folder to read (for the leaderboard)."""
+    def existing(cls, path: str | Path, on_damage: OnDamage | None = None) -> ResultsDir:
+        """A results folder to read (for the leaderboard); reading never changes it."""
         folder = Path(path)
         if not (folder / GAMES_FILE).is_file() and not (folder / CONFIG_FILE).is_file():
             raise ConfigError(f"{folder} is not a tournament results folder (no {GAMES_FILE})")
-        return cls(folder)
+        return cls(folder, on_damage)
 
     def stored(self) -> Stored | None:
         file = self.path / CONFIG_FILE
         if not file.exists():
             return None
-        return msgspec.json.decode(file.read_bytes(), type=Stored)
+        try:
+            return msgspec.json.decode(file.read_bytes(), type=Stored)
+        except OSError as exc:
+            raise storage_error("read", file, exc) from None
+        except msgspec.DecodeError as exc:
+            raise ConfigError(
+                f"{file} is damaged ({exc}), so which tournament these results belong to is "
+                "unknown; pass --fresh to discard them and start over"
+            ) from None
 
     def records(self) -> list[GameRecord]:
-        """Every finished game, in the order it finished."""
+        """Every finished game, in the order it finished: each game once (a second record of
+        a game, as two runs at once wrote before runs were locked, counts as damaged)."""
         if not self.games_file.exists():
             return []
-        return list(read_records(self.games_file))
+        damaged: list[DamagedLine] = []
+        twice: list[DamagedLine] = []
+        first: dict[str, int] = {}  # the line of each game's record
+        records = []
+        for line in read_lines(self.games_file, GameRecord, damaged):
+            game = line.value.game
+            if game and game in first:
+                reason = f"a second record of game {game} (the first is line {first[game]})"
+                twice.append(DamagedLine(line.number, reason, line.data))
+                continue
+            first[game] = line.number
+            records.append(line.value)
+        self._repair(self.games_file, damaged, "not a game record", twice)
+        return records
 
     def finished(self) -> dict[str, GameRecord]:
         return {r.game: r for r in self.records()}
@@ -125,16 +275,9 @@ class ResultsDir:
         """Every game in the schedule file, in the order planned."""
         if not self.schedule_file.exists():
             return []
-        games = []
-        lines = self.schedule_file.read_bytes().split(b"\n")
-        for number, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            try:
-                games.append(msgspec.json.decode(line, type=Game))
-            except msgspec.DecodeError:
-                if number < len(lines) - 1 or (number == len(lines) - 1 and lines[-1]):
-                    raise  # only the last line can be torn by a crash mid-write
+        damaged: list[DamagedLine] = []
+        games = [line.value for line in read_lines(self.schedule_file, Game, damaged)]
+        self._repair(self.schedule_file, damaged, "not a planned game")
         return games
 
     def plan(self, games: list[Game]) -> None:
@@ -142,6 +285,23 @@ class ResultsDir:
         known = {g.id for g in self.planned()}
         new = [g for g in games if g.id not in known]
         if new:
-            with open(self.schedule_file, "ab+") as fh:
-                drop_torn_tail(fh)
-                fh.write(b"".join(msgspec.json.encode(g) + b"\n" for g in new))
+            data = b"".join(msgspec.json.encode(g) + b"\n" for g in new)
+            append_lines(self.schedule_file, data, holds(Game))
+
+    def _repair(
+        self, file: Path, damaged: list[DamagedLine], what: str, twice: Sequence[DamagedLine] = ()
+    ) -> None:
+        """Report the damaged lines (`what` they are not) and the `twice` journaled; a run
+        holding the folder first sets them aside and rewrites the file without them. A torn
+        last line (a crash mid-write) is no damage: the next append cuts it."""
+        bad = [replace(d, reason=f"{what} ({d.reason})") for d in damaged if not d.torn]
+        shown = sorted([*bad, *twice], key=lambda d: d.line)
+        if not shown:
+            return
+        aside = None
+        if self._lock is not None:
+            aside = aside_file(file)
+            set_aside(file, shown, aside)
+            drop_lines(file, {d.line for d in [*damaged, *twice]})
+        if self.on_damage is not None:
+            self.on_damage(Damage(file, shown, aside))

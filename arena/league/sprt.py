@@ -26,7 +26,12 @@ pair score) at least 1/(4·N) and moves the mean towards 0.5 by a 1/N fraction, 
 effect fades as pairs come in.
 """
 
-Z95 = 1.96
+Z95 = 1.959963984540054
+"""The two-sided 95% normal quantile."""
+TAIL = 0.025
+"""Probability beyond each end of a 95% interval."""
+ELO_PER_LOGIT = 400.0 / math.log(10.0)
+"""d elo / d ln(s/(1-s)): the logistic Elo scale."""
 
 Status = Literal["H0", "H1", "continue"]
 
@@ -69,18 +74,58 @@ def _pair_stats(counts: Sequence[int]) -> tuple[float, float, float]:
     return n, mean, var
 
 
-def elo_estimate(counts: Sequence[int]) -> tuple[float, float]:
-    """Elo of the tested bot from its mean pair score, and the half-width of the 95% interval.
+class EloEstimate(msgspec.Struct, frozen=True):
+    """The tested bot's Elo over its opponent with a 95% interval [low, high], from `pairs` pairs.
 
-    The interval is mean ± 1.96·sqrt(var/N) on the score scale, mapped to Elo; its half-width
-    is infinite when it reaches a score of 0 or 1, and (0, inf) is returned for no pairs.
+    `elo` is ±inf when every pair scored 2 (or 0): the data then bound the Elo on one side
+    only, and `low` (or `high`) is that bound.
     """
-    n, mean, var = _pair_stats(counts)
-    if sum(counts) == 0:
-        return 0.0, math.inf
-    spread = Z95 * math.sqrt(var / n)
-    low, high = logistic_elo(mean - spread), logistic_elo(mean + spread)
-    return logistic_elo(mean), (high - low) / 2.0
+
+    pairs: int
+    elo: float
+    low: float
+    high: float
+
+    @property
+    def error(self) -> float:
+        """Half-width of the interval (inf when it is open on one side)."""
+        return (self.high - self.low) / 2.0
+
+    def describe(self) -> str:
+        """The estimate as shown: "+34.2 ± 20.1", or a bound: "> +182.4" (every pair won)."""
+        if math.isinf(self.elo):
+            return f"> {self.low:+.1f}" if self.elo > 0 else f"< {self.high:+.1f}"
+        return f"{self.elo:+.1f} ± {self.error:.1f}"
+
+
+def elo_estimate(counts: Sequence[int]) -> EloEstimate | None:
+    """Elo of the tested bot from its mean pair score, with a 95% interval; None for no pairs.
+
+    The Elo is that of the observed mean m of the pair scores halved (as fishtest and
+    fastchess show it). The interval is elo ± 1.96·SE on the Elo scale, by the delta method:
+    SE = sqrt(var/N)·400/(ln 10·m·(1 - m)), with var/N the spread of the mean on the
+    pentanomial regularised by `PRIOR_PAIRS` (as the LLR), so it is finite for every
+    0 < m < 1 and not 0 after pairs that all scored alike. (fishtest's interval, m ± 1.96·SE
+    mapped to Elo, is infinite or undefined whenever it reaches a score of 0 or 1.) When all
+    N pairs scored 2 (m = 1) the Elo is +inf and only a lower bound exists: any pair score in
+    0..1 with mean s scores 1 with probability at most s, so N pairs all scoring 1 has
+    probability at most s^N, and s >= 0.025^(1/N) holds at 97.5%, the lower end of a 95%
+    interval; m = 0 mirrors it.
+    """
+    n, _, var = _pair_stats(counts)
+    pairs = sum(counts)
+    if pairs == 0:
+        return None
+    mean = math.fsum(c * s / 2.0 for c, s in zip(counts, PAIR_SCORES, strict=True)) / pairs
+    if mean <= 0.0 or mean >= 1.0:
+        least: float = TAIL ** (1.0 / pairs)  # the lowest mean for which N top pairs are likely
+        bound = logistic_elo(least)
+        if mean >= 1.0:
+            return EloEstimate(pairs, math.inf, bound, math.inf)
+        return EloEstimate(pairs, -math.inf, -math.inf, -bound)
+    elo = logistic_elo(mean) + 0.0  # + 0.0: an even score is +0.0 Elo, not -0.0
+    error = Z95 * math.sqrt(var / n) * ELO_PER_LOGIT / (mean * (1.0 - mean))
+    return EloEstimate(pairs, elo, elo - error, elo + error)
 
 
 class Sprt(msgspec.Struct, frozen=True):

@@ -28,7 +28,7 @@ import subprocess
 import sys
 import tomllib
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import msgspec
@@ -38,7 +38,7 @@ from arena.games import all_rulesets
 from arena.games.errors import ArenaError
 from arena.referee import processes
 from arena.referee.faults import BotFault
-from arena.referee.programs import ProgramError
+from arena.referee.programs import ProgramError, run_hint, script_problem
 from arena.referee.sandbox import (
     MIB,
     SandboxConfig,
@@ -139,34 +139,66 @@ def resolve_command(
     """A folder bot's command with its program found: a bare name (no "/") is the file of
     that name in the bot's folder when there is one (run as `./name`; it must be
     executable), else a program on PATH. BotSpecError says plainly when it is neither,
-    or when the folder's file is not executable."""
+    when a file named is not executable (and how to run it: `run_hint`), or when the script
+    an interpreter's command runs does not exist (`script_problem`)."""
     program = command[0]
+    resolved = command
     if program == "{python}":
-        return command
-    if "/" in program:
+        pass
+    elif "/" in program:
         path = os.path.normpath(os.path.join(folder, program))
+        if not os.path.exists(path):
+            raise BotSpecError(
+                f"{where}: the command's program {program!r} was not found (looked at {path})"
+            )
         if not os.path.isfile(path):
-            raise BotSpecError(f"{where}: the command's program {program!r} is no file ({path})")
+            raise BotSpecError(f"{where}: the command's program {path} is a folder, not a program")
         if not os.access(path, os.X_OK):
             raise BotSpecError(
-                f"{where}: the command's program {path} is not executable (chmod +x {path})"
+                f"{where}: the command's program {path} is not executable "
+                f"({run_hint(path, command, toml=True)})"
             )
-        return command
-    local = os.path.join(folder, program)
-    if os.path.isfile(local):
+    elif os.path.isfile(local := os.path.join(folder, program)):
         if not os.access(local, os.X_OK):
             raise BotSpecError(
                 f"{where}: the command's program {program!r} is a file in the bot's folder "
-                f"but not executable (chmod +x {local})"
+                f"but not executable ({run_hint(local, command, toml=True)})"
             )
-        return [f"./{program}", *command[1:]]
-    search = {**os.environ, **env}.get("PATH", os.defpath)
-    if shutil.which(program, path=search) is None:
+        resolved = [f"./{program}", *command[1:]]
+    elif shutil.which(program, path={**os.environ, **env}.get("PATH", os.defpath)) is None:
         raise BotSpecError(
             f"{where}: the command's program {program!r} is neither a file in the bot's "
             f"folder ({folder}) nor a program on PATH"
         )
-    return command
+    if (problem := script_problem(_expand(command), folder)) is not None:
+        raise BotSpecError(f"{where}: {problem}")
+    return resolved
+
+
+def _check_command_line(text: str, command: list[str]) -> None:
+    """Raise BotSpecError when a command line given as a bot cannot run: its program is not
+    found (a path: not there; a bare name: not on PATH) or not executable, or the script its
+    interpreter would run does not exist."""
+    program, cwd = command[0], os.getcwd()
+    neither = f"{text!r} is neither a bot folder (with {MANIFEST}) nor a command"
+    if program == "{python}":
+        pass
+    elif "/" in program:
+        path = os.path.normpath(os.path.join(cwd, program))
+        if not os.path.exists(path):
+            raise BotSpecError(f"{neither}: {program!r} was not found (looked at {path})")
+        if not os.path.isfile(path):
+            raise BotSpecError(f"{neither}: {path} is a folder without {MANIFEST}")
+        if not os.access(path, os.X_OK):
+            hint = run_hint(path, command, toml=False)
+            raise BotSpecError(f"{text!r}: {path} is not executable ({hint})")
+    elif shutil.which(program) is None:
+        here = (
+            f"; the file of that name here runs as ./{program}" if os.path.isfile(program) else ""
+        )
+        raise BotSpecError(f"{neither}: {program!r} is not a program on PATH{here}")
+    if (problem := script_problem(_expand(command), cwd)) is not None:
+        raise BotSpecError(f"{text!r}: {problem}")
 
 
 def _rulesets(names: list[str] | None, where: str) -> list[str] | None:
@@ -218,13 +250,21 @@ def load_bot(text: str) -> BotSpec:
     command = shlex.split(text)
     if not command:
         raise BotSpecError("an empty bot command")
-    if command[0] != "{python}" and shutil.which(command[0]) is None:
-        raise BotSpecError(
-            f"{text!r} is neither a bot folder (with {MANIFEST}) nor a command: "
-            f"{command[0]!r} was not found"
-        )
-    name = Path(command[-1]).stem if len(command) > 1 else Path(command[0]).name
-    return BotSpec(name, command)
+    _check_command_line(text, command)
+    return BotSpec(default_name(command), command)
+
+
+def default_name(command: Sequence[str]) -> str:
+    """A command line's bot name: its program file ("bot" for `python3 bot.py --fast 3`,
+    "crash_bot" for `python3 crash_bot.py 3 on-request`, "mybot" for `./mybot.sh`)."""
+    rest = list(command)
+    if rest[0] == "env":  # `env NAME=value ... program args`: the program is what is named
+        rest = rest[1:]
+        while rest and "=" in rest[0] and not rest[0].startswith("-"):
+            rest = rest[1:]
+    rest = rest or list(command)
+    words = [w for w in rest[1:] if not w.startswith("-")] or [rest[0]]
+    return Path(words[0]).stem
 
 
 # -- the build step ----------------------------------------------------------------------------

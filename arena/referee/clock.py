@@ -1,14 +1,61 @@
 """A seat's clock: the move limit, the bank it may draw on past it, the increment added after
-each decision, and the allowance of the decision being asked (PROTOCOL.md section 8)."""
+each decision, and the allowance of the decision being asked (PROTOCOL.md section 8); and the
+one rule for which settings can work, shared by the command line and tournament files."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
+
+from arena.games.errors import ArenaError
 from protocol.messages import Limits
 
+DAY = 86_400.0  # seconds: the most any setting may be (a longer clock is a typo)
+#: Each setting's least and most value in seconds. A move or start-up time under 1 ms is 0 in
+#: the protocol's whole milliseconds, and a limit of 0 makes every decision a timeout.
+BOUNDS: dict[str, tuple[float, float]] = {
+    "move": (0.001, DAY),
+    "startup": (0.001, DAY),
+    "bank": (0.0, DAY),
+    "increment": (0.0, DAY),
+}
+_WHY = {
+    "move": " (1 ms: a decision with no time is a timeout)",
+    "startup": " (1 ms: a bot needs time to answer hello)",
+}
 
-def limits(*, move: float, startup: float, bank: float = 0.0, increment: float = 0.0) -> Limits:
+
+class ClockError(ArenaError, ValueError):
+    """A clock setting that cannot work; the message names it and what is allowed."""
+
+
+def check(field: str, value: float, name: str | None = None) -> float:
+    """`value` if the clock's `field` (move, startup, bank, increment; in seconds) may be
+    set to it, else a ClockError that names it as `name` (the option or the file's field)."""
+    least, most = BOUNDS[field]
+    if least <= value <= most:  # (NaN is no number in range)
+        return value
+    shown = "nan" if math.isnan(value) else f"{value:g}"
+    raise ClockError(
+        f"{name or field} must be at least {least:g} s{_WHY.get(field, '')} and at most "
+        f"{most:g} s (a day); got {shown}"
+    )
+
+
+def limits(
+    *,
+    move: float,
+    startup: float,
+    bank: float = 0.0,
+    increment: float = 0.0,
+    names: Mapping[str, str] | None = None,
+) -> Limits:
     """The clock of a game from seconds (the command line's and the tournament file's units)
-    to the whole milliseconds of the protocol."""
+    to the whole milliseconds of the protocol; each setting checked (`check`), named in an
+    error by `names` (default: the setting's own name)."""
+    given = {"move": move, "startup": startup, "bank": bank, "increment": increment}
+    for field, value in given.items():
+        check(field, value, (names or {}).get(field))
     return Limits(
         startup_ms=round(startup * 1000),
         move_ms=round(move * 1000),

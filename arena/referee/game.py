@@ -73,6 +73,8 @@ class Connection(Protocol):
 
 
 Observer = Callable[[GameState[Any, Any], list[tuple[Audience, msgspec.Struct]]], None]
+#: hears each fault as it is charged (before the fallback's first move for that seat)
+OnFault = Callable[[Fault], None]
 
 
 def ranks_with_faults(game_ranks: Sequence[int], faulted: set[int]) -> list[int]:
@@ -103,6 +105,7 @@ class _Game:
         seed: int,
         config: RefereeConfig,
         observer: Observer | None,
+        on_fault: OnFault | None = None,
     ) -> None:
         self.ruleset = get_ruleset(ruleset_id)
         self.options: msgspec.Struct = self.ruleset.options(options)
@@ -111,6 +114,7 @@ class _Game:
         self.conns = list(conns)
         self.config = config
         self.observer = observer
+        self.on_fault = on_fault
         self.decoder: msgspec.json.Decoder[Ready | Choice[Action]] = bot_decoder(
             self.ruleset.action_type
         )
@@ -143,11 +147,12 @@ class _Game:
             reason = f"sent an illegal action {_shorten(describe(exc.action))}: {exc.reason}"
         else:
             kind, reason, overrun = exc.kind, exc.reason, exc.overrun_ms
-        self.faults.append(
-            Fault(seat, self.conns[seat].spec.name, kind, decision, bounded(reason), overrun)
-        )
+        fault = Fault(seat, self.conns[seat].spec.name, kind, decision, bounded(reason), overrun)
+        self.faults.append(fault)
         self.out.add(seat)
         self.conns[seat].kill()
+        if self.on_fault is not None:
+            self.on_fault(fault)
 
     def violated(self, seat: int, fault: BotFault) -> None:
         """A bot broke a limit (its memory) and was killed. During the handshake or its own
@@ -442,13 +447,15 @@ async def play_game(
     config: RefereeConfig | None = None,
     connect: Callable[[BotSpec], Connection] | None = None,
     observer: Observer | None = None,
+    on_fault: OnFault | None = None,
     start_limiter: trio.CapacityLimiter | None = None,
     game_id: str = "",
 ) -> GameRecord:
     """Play one game between `bots` (seat i is bots[i]) and return its record.
 
-    `start_limiter` bounds how many bots start at once (shared across concurrent games);
-    `game_id` is stored in the record (a tournament's schedule key)."""
+    `observer` sees the events of each move as it is made, `on_fault` each fault as it is
+    charged; `start_limiter` bounds how many bots start at once (shared across concurrent
+    games); `game_id` is stored in the record (a tournament's schedule key)."""
     config = config or RefereeConfig()
     ruleset = get_ruleset(ruleset_id)
     ruleset.check_players(len(bots))
@@ -463,7 +470,7 @@ async def play_game(
         )
 
     conns = [make(spec) for spec in bots]
-    game = _Game(ruleset_id, conns, options, seed, config, observer)
+    game = _Game(ruleset_id, conns, options, seed, config, observer, on_fault)
     for seat, conn in enumerate(conns):
         if isinstance(conn, BotProcess):  # a limit broken while it is not being asked
             conn.on_violation = functools.partial(game.violated, seat)

@@ -54,17 +54,24 @@ $HOME; `resolve_program` finds what to run and what to show instead:
 bot's own variables): the managers need HOME, PATH and their own variables. The caller runs
 `path` instead of the command's first word and shows `path` and `folders` read-only; paths
 it hides (other bots, results) still have to be masked inside those folders.
+
+When a bot is loaded, before any game, its command is checked here too: the script an
+interpreter's command runs must exist (`script_of`, `script_problem`), and a program that
+is not executable gets a hint to run it (`run_hint`: chmod +x, or its interpreter in front).
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import pwd
 import re
+import shlex
 import signal
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 import msgspec
 
@@ -452,3 +459,134 @@ def resolve_program(
         if answer.warning:
             warnings.append(answer.warning)
     raise ProgramError(f"{argv0} leads through more than {MAX_SHIMS} shims ({', '.join(vias)})")
+
+
+# -- what a command names, checked when a bot is loaded ------------------------------------------
+
+
+class _Interpreter(NamedTuple):
+    """An interpreter's options: those whose value is the next word, and those after which
+    the command names no script (it runs code or a module given otherwise)."""
+
+    values: frozenset[str]
+    no_script: frozenset[str]
+
+
+_INTERPRETERS: list[tuple[re.Pattern[str], _Interpreter]] = [
+    (
+        re.compile(r"(?:python|pypy)[\d.]*|\{python\}"),
+        _Interpreter(frozenset({"-W", "-X", "-Q"}), frozenset({"-c", "-m", "-"})),
+    ),
+    (
+        re.compile(r"node(?:js)?"),
+        _Interpreter(
+            frozenset({"-r", "--require", "--import", "--loader", "-C", "--conditions"}),
+            frozenset({"-e", "--eval", "-p", "--print", "-i", "--interactive", "-"}),
+        ),
+    ),
+    (
+        re.compile(r"(?:ba|da|z|k)?sh"),
+        _Interpreter(frozenset({"-o", "+o", "-O", "+O"}), frozenset({"-c", "-s", "-i"})),
+    ),
+    (re.compile(r"ruby[\d.]*"), _Interpreter(frozenset({"-I", "-C", "-E"}), frozenset({"-e"}))),
+    (re.compile(r"perl[\d.]*"), _Interpreter(frozenset(), frozenset({"-e", "-E"}))),
+    (re.compile(r"lua(?:jit)?[\d.]*"), _Interpreter(frozenset({"-l"}), frozenset({"-e", "-"}))),
+    (re.compile(r"Rscript"), _Interpreter(frozenset(), frozenset({"-e"}))),
+]
+#: The interpreter a file's name suggests, when its `#!` line names none.
+_BY_SUFFIX = {
+    ".py": "python3",
+    ".js": "node",
+    ".mjs": "node",
+    ".cjs": "node",
+    ".sh": "bash",
+    ".rb": "ruby",
+    ".pl": "perl",
+    ".lua": "lua",
+    ".R": "Rscript",
+}
+
+
+def script_of(argv: Sequence[str]) -> str | None:
+    """The script file an interpreter's command runs (`python3 -u bot.py`: "bot.py";
+    `java -jar bot.jar`: "bot.jar"), or None: the program is no interpreter known here, or
+    the command runs code or a module instead (`python3 -m bot`, `node -e ...`)."""
+    if not argv:
+        return None
+    name = os.path.basename(argv[0])
+    if name == "java":
+        jar = [i for i, word in enumerate(argv[:-1]) if word == "-jar"]
+        return argv[jar[0] + 1] if jar else None
+    kind = next((k for pattern, k in _INTERPRETERS if pattern.fullmatch(name)), None)
+    if kind is None:
+        return None
+    words = iter(argv[1:])
+    for word in words:
+        if word == "--":
+            return next(words, None)
+        option = word.split("=", 1)[0] if word.startswith("--") else word
+        if option in kind.no_script:
+            return None
+        if option in kind.values:
+            if "=" not in word:
+                next(words, None)
+            continue
+        if word.startswith("-") and not word.startswith("--"):  # a cluster: -uW ignore, -uc CODE
+            for at, letter in enumerate(word[1:], 1):
+                if f"-{letter}" in kind.no_script:
+                    return None
+                if f"-{letter}" in kind.values:
+                    if at == len(word) - 1:  # its value is the next word
+                        next(words, None)
+                    break
+            continue
+        if word.startswith(("-", "+")):
+            continue
+        return word
+    return None
+
+
+def script_problem(argv: Sequence[str], cwd: str) -> str | None:
+    """What is wrong with the script an interpreter's command names (`script_of`), in words:
+    it was not found (with the path looked at, from `cwd`); or None."""
+    script = script_of(argv)
+    if script is None or not script or "\0" in script:
+        return None
+    path = os.path.normpath(os.path.join(cwd, script))
+    if os.path.exists(path):  # a folder too: python runs its __main__.py, node its index.js
+        return None
+    return f"the command's script {script!r} was not found (looked at {path})"
+
+
+def _interpreter_of(path: str) -> str | None:
+    """The interpreter a script names in its `#!` line (`#!/usr/bin/env python3`: python3),
+    else the one its file name suggests (`bot.py`: python3), or None."""
+    named = interpreter(path)
+    if named is not None:
+        try:
+            with open(path, "rb") as f:
+                words = f.read(256)[2:].split(b"\n", 1)[0].decode("utf-8", "replace").split()
+        except OSError:
+            words = []
+        if os.path.basename(named) == "env":
+            rest = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
+            return os.path.basename(rest[0]) if rest else None
+        return os.path.basename(named)
+    return _BY_SUFFIX.get(os.path.splitext(path)[1])
+
+
+def run_hint(path: str, command: Sequence[str], *, toml: bool) -> str:
+    """How to run `path`, the program `command` names, which is not executable: `chmod +x
+    PATH`, or `command` with the file's interpreter in front (`_interpreter_of`), written as
+    a bot.toml or tournament file's `command` with `toml`, else as a command line."""
+    chmod = f"chmod +x {shlex.quote(path)}"
+    name = _interpreter_of(path)
+    if name is None:
+        return chmod
+    program = command[0].removeprefix("./") if toml else command[0]
+    words = [name, program, *command[1:]]
+    if toml:
+        shown = "command = [" + ", ".join(json.dumps(w) for w in words) + "]"
+    else:
+        shown = json.dumps(shlex.join(words))
+    return f"{chmod}, or run it through its interpreter: {shown}"

@@ -15,7 +15,7 @@ from arena.league.config import ConfigError
 from arena.referee import faults
 from arena.referee.bot import BotSpecError, BuildError
 from arena.referee.programs import ProgramError
-from arena.referee.records import RecordError
+from arena.referee.records import RecordError, StorageError
 from arena.referee.replay import ReplayError
 from arena.referee.sandbox import SandboxUnavailable
 from arena.referee.spawn import NoResources
@@ -31,6 +31,7 @@ from protocol.messages import GameOver
         ConfigError,
         ProgramError,
         RecordError,
+        StorageError,
         ReplayError,
         SandboxUnavailable,
         NoResources,

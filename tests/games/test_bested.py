@@ -36,6 +36,7 @@ from arena.games.bested import (
     TookWild,
     WildChosen,
 )
+from arena.games.text import event_text
 from tests.helpers.bested import (
     HIGH,
     VARIANTS,
@@ -244,6 +245,12 @@ def test_two_players_each_choose_a_secret_wild_first():
     assert mine[0] not in state.observation(0).hand
     assert since(state, start, 0) == [WildChosen(0, mine[0])]
     assert since(state, start, 1) == [WildChosen(0, None)]
+    # shown to people once each, not "seat 0 seat 0 turns ..."
+    lines = [event_text(e, a) for a, e in state.events_since(start)]
+    assert lines == [
+        f"seat 0 turns {mine[0]} into a wild",
+        "seat 1 sees: seat 0 turns a card into a wild",
+    ]
     assert state.observation(1).hand_sizes == [15, 15]
     assert state.current_player == 1
     reject(state, ChooseWild(mine[1]), "not a card of your hand")

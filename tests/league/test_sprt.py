@@ -98,12 +98,122 @@ def test_a_weaker_bot_is_rejected():
 def test_elo_estimate_covers_the_truth():
     rng = random.Random(5)
     counts = pentanomial(simulate_pair(rng, 40.0) for _ in range(3000))
-    elo, error = elo_estimate(counts)
-    assert abs(elo - 40.0) < error
-    assert 5.0 < error < 20.0
-    assert elo_estimate([0, 0, 0, 0, 0]) == (0.0, math.inf)
-    elo, _ = elo_estimate([10, 20, 40, 20, 10])
-    assert elo == pytest.approx(0.0, abs=1e-9)
+    estimate = elo_estimate(counts)
+    assert estimate is not None and estimate.pairs == 3000
+    assert estimate.low < 40.0 < estimate.high
+    assert 5.0 < estimate.error < 20.0
+    assert estimate.elo == pytest.approx((estimate.low + estimate.high) / 2)
+    assert elo_estimate([0, 0, 0, 0, 0]) is None
+    even = elo_estimate([10, 20, 40, 20, 10])
+    assert even is not None and even.elo == 0.0 and even.describe().startswith("+0.0 ± ")
+
+
+def fishtest_interval(counts: list[int]) -> tuple[float, float]:
+    """fishtest's and fastchess's 95% interval: mean ± 1.96·sd/sqrt(N) on the raw pair
+    scores, mapped to Elo (infinite, or undefined, when it reaches a score of 0 or 1)."""
+    n = sum(counts)
+    values = [0, 0.25, 0.5, 0.75, 1]
+    mean = sum(c * v for c, v in zip(counts, values, strict=True)) / n
+    var = sum(c * (v - mean) ** 2 for c, v in zip(counts, values, strict=True)) / n
+    spread = 1.959964 * math.sqrt(var / n)
+    return logistic_elo(mean - spread), logistic_elo(mean + spread)
+
+
+def test_with_many_pairs_the_interval_is_fishtests():
+    """The regularisation and the Elo-scale interval fade: at 1000 pairs the estimate and
+    both ends agree with fishtest's to within a few Elo."""
+    counts = [30, 150, 400, 250, 170]
+    estimate = elo_estimate(counts)
+    low, high = fishtest_interval(counts)
+    assert estimate is not None
+    assert estimate.elo == pytest.approx(logistic_elo(0.595), abs=1e-9)  # the raw mean score
+    assert estimate.low == pytest.approx(low, abs=2.0)
+    assert estimate.high == pytest.approx(high, abs=2.0)
+
+
+def small_pentanomials(most: int) -> list[list[int]]:
+    """Every pentanomial of 1 to `most` pairs."""
+    found: list[list[int]] = []
+
+    def fill(prefix: list[int], left: int) -> None:
+        if len(prefix) == 4:
+            found.append([*prefix, left])
+            return
+        for c in range(left + 1):
+            fill([*prefix, c], left - c)
+
+    for pairs in range(1, most + 1):
+        fill([], pairs)
+    return found
+
+
+def test_the_interval_is_finite_whenever_the_score_is_strictly_between_0_and_1():
+    """Few pairs, one-sided pairs, pairs that all scored alike: a finite interval around a
+    finite Elo, of positive width, for every score other than 0 and 1."""
+    for counts in small_pentanomials(5):
+        estimate = elo_estimate(counts)
+        assert estimate is not None and estimate.pairs == sum(counts)
+        score = sum(c * i for i, c in enumerate(counts)) / (4 * sum(counts))
+        if 0 < score < 1:
+            assert math.isfinite(estimate.low) and math.isfinite(estimate.high), counts
+            assert estimate.low < estimate.elo < estimate.high, counts
+            assert "±" in estimate.describe()
+        else:
+            assert math.isinf(estimate.elo), counts
+    # fishtest's interval is infinite for some of the same counts
+    assert math.isinf(fishtest_interval([0, 0, 0, 1, 1])[1])
+    assert math.isfinite(elo_estimate([0, 0, 0, 1, 1]).high)  # type: ignore[union-attr]
+    # every pair a 1-1 split (a strong first-seat advantage): not a zero-width interval
+    alike = elo_estimate([0, 0, 5, 0, 0])
+    assert alike is not None and alike.elo == 0.0 and 50 < alike.error < 200
+
+
+def test_all_pairs_won_give_a_lower_bound_only():
+    """N pairs all scoring 2: no finite Elo, a 95% lower bound s^N = 0.025 that rises with
+    N; all scoring 0 mirrors it."""
+    bounds = []
+    for n in (1, 3, 10, 50):
+        won = elo_estimate([0, 0, 0, 0, n])
+        lost = elo_estimate([n, 0, 0, 0, 0])
+        assert won is not None and lost is not None
+        assert won.elo == won.high == math.inf and math.isfinite(won.low)
+        assert logistic_score(won.low) ** n == pytest.approx(0.025)
+        assert (lost.elo, lost.low, lost.high) == (-math.inf, -math.inf, -won.low)
+        assert won.describe() == f"> {won.low:+.1f}" and lost.describe() == f"< {-won.low:+.1f}"
+        bounds.append(won.low)
+    assert bounds == sorted(bounds) and bounds[0] < 0 < bounds[-1]
+
+
+def simulate_seated_pair(rng: random.Random, elo: float, seat_edge: float) -> float:
+    """A pair where the first seat is worth `seat_edge` Elo (no draws)."""
+    total = 0.0
+    for edge in (seat_edge, -seat_edge):
+        total += rng.random() < logistic_score(elo + edge)
+    return total
+
+
+@pytest.mark.parametrize("pairs", [5, 20, 100])
+@pytest.mark.parametrize("elo", [0.0, 100.0, 300.0])
+@pytest.mark.parametrize("seat_edge", [0.0, 300.0])
+def test_the_interval_holds_the_true_elo_about_95_times_in_100(
+    pairs: int, elo: float, seat_edge: float
+) -> None:
+    """Simulated matches of few and many pairs: the 95% interval (or the bound, when every
+    pair was won) holds the Elo of the true expected score in at least 90% of them."""
+    rng = random.Random(f"{pairs}:{elo}:{seat_edge}")
+    expected = (logistic_score(elo + seat_edge) + logistic_score(elo - seat_edge)) / 2
+    truth = logistic_elo(expected)
+    trials = 400
+    held = 0
+    for _ in range(trials):
+        if seat_edge:
+            scores = [simulate_seated_pair(rng, elo, seat_edge) for _ in range(pairs)]
+        else:
+            scores = [simulate_pair(rng, elo) for _ in range(pairs)]
+        estimate = elo_estimate(pentanomial(scores))
+        assert estimate is not None
+        held += estimate.low <= truth <= estimate.high
+    assert held >= 0.9 * trials
 
 
 def test_pentanomial_counts_pair_scores():

@@ -64,6 +64,7 @@ def test_a_good_file_loads_bots_by_path_and_by_command(tmp_path: Path) -> None:
     here = tmp_path / "league"
     (here / "mybot").mkdir(parents=True)
     (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "bot.py").write_text("")  # a missing script is refused
     script = here / "mybot" / "run.sh"
     script.write_text("#!/bin/sh\nexec python3 bot.py\n")
     script.chmod(0o755)
@@ -680,7 +681,9 @@ def test_leaderboard_command_prints_table_json_and_csv(faulty_run: tuple[Path, s
     table = invoke("leaderboard", str(folder))
     assert table.exit_code == 0, table.output
     assert "faulty: 12 games" in table.output
-    rows = [line.split("│") for line in table.output.splitlines() if "│" in line]
+    lines = table.output.splitlines()  # the leaderboard, then the tables beside it
+    board_lines = lines[: next(i for i, line in enumerate(lines) if line.startswith("└"))]
+    rows = [line.split("│") for line in board_lines if "│" in line]
     assert [row[2].strip() for row in rows][2:] in (["garbage", "quitter"], ["quitter", "garbage"])
     assert {row[2].strip() for row in rows} == names
     faults = {row[2].strip(): row[-2].strip() for row in rows}

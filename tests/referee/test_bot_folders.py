@@ -25,7 +25,7 @@ from arena.referee.game import play_game
 from arena.referee.records import GameRecord, read_records
 from arena.referee.sandbox import sandbox_problem
 from protocol.messages import bot_decoder
-from tests.helpers.cli import invoke
+from tests.helpers.cli import commands_seating, invoke
 from tests.helpers.paths import EXAMPLE_BOTS as EXAMPLES
 from tests.helpers.paths import GARBAGE, RANDOM, ROOT
 from tests.helpers.tournaments import command_bot, path_bot, write_tournament
@@ -211,11 +211,7 @@ def test_a_failed_build_is_an_error_with_its_last_lines(tmp_path: Path) -> None:
 def test_a_failed_build_stops_every_command_before_any_game(tmp_path: Path) -> None:
     folder, _ = built_bot(tmp_path, source="FAIL")
     record = tmp_path / "games.jsonl"
-    for args in (
-        ["play", "odin-race", folder, RANDOM, "--record", record],
-        ["check-bot", folder, "-r", "odin-race"],
-        ["sprt", folder, RANDOM, "-r", "odin-race", "--max-pairs", "1"],
-    ):
+    for args in commands_seating(folder, RANDOM, record):
         result = invoke(*args)
         assert result.exit_code == 2, result.output
         assert "building built: {python} make.py" in result.output
@@ -260,6 +256,7 @@ def test_commands_build_a_bot_once_and_then_play_it(tmp_path: Path) -> None:
 def test_rulesets_are_checked_against_the_registry(tmp_path: Path) -> None:
     base = ['name = "r"', 'command = ["{python}", "bot.py"]']
     folder = manifest(tmp_path / "r", *base, 'rulesets = ["odin", "chess", "go"]')
+    (folder / "bot.py").write_text(FIRST_CHOICE)  # a bot whose script is missing is refused
     with pytest.raises(BotSpecError) as exc:
         load_bot(str(folder))
     message = str(exc.value)

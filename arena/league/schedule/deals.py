@@ -45,21 +45,36 @@ def game_id(round: int, table: int, deal: int, rotation: int) -> str:
     return f"r{round}-t{table}-d{deal}-s{rotation}"
 
 
+def book_seed(book: Sequence[int], number: int) -> int:
+    """Deal `number` of a deal file (`book`), which is cycled when it holds fewer deals."""
+    return book[number % len(book)]
+
+
 def table_games(
-    tables: Sequence[Table], deals: int, seed: int, kind: str, round: int = 0
+    tables: Sequence[Table],
+    deals: int,
+    seed: int,
+    kind: str,
+    round: int = 0,
+    book: Sequence[int] = (),
+    first_deal: int = 0,
 ) -> list[Game]:
     """All games of `tables`: deal by deal, table by table, every rotation of a deal together.
 
     This order interleaves the tables, so a tournament cut short has played every table
     about equally, and the rotations of a deal are contiguous, so luck has cancelled for
-    every complete table-deal. Deal seeds depend on (kind, round, table, deal).
+    every complete table-deal. Deal seeds depend on (kind, round, table, deal); with a deal
+    file (`book`), deal d of every table is the file's deal `first_deal + d`.
     """
     games = []
     for deal in range(deals):
         for number, table in enumerate(tables):
             seating = rotations(table)
             k = len(table)
-            game_seed = deal_seed(seed, f"{kind}:r{round}:t{number}:d{deal}")
+            if book:
+                game_seed = book_seed(book, first_deal + deal)
+            else:
+                game_seed = deal_seed(seed, f"{kind}:r{round}:t{number}:d{deal}")
             for rotation in range(k):
                 games.append(
                     Game(
@@ -75,9 +90,10 @@ def table_games(
     return games
 
 
-def solo(bots: Sequence[str], deals: int, seed: int) -> list[Game]:
+def solo(bots: Sequence[str], deals: int, seed: int, book: Sequence[int] = ()) -> list[Game]:
     """A solo ruleset's schedule: every bot plays the same seeded deals alone, deal by deal,
-    so bots can be compared deal by deal (docs/rules.md §6.6). Table i is bot i."""
+    so bots can be compared deal by deal (docs/rules.md §6.6). Table i is bot i; with a
+    deal file (`book`), deal d is the file's deal d."""
     if deals < 1:
         raise ValueError(f"deals must be at least 1, not {deals}")
     if len(set(bots)) != len(bots):
@@ -90,7 +106,7 @@ def solo(bots: Sequence[str], deals: int, seed: int) -> list[Game]:
             deal=deal,
             rotation=0,
             seats=(name,),
-            seed=deal_seed(seed, f"solo:d{deal}"),
+            seed=book_seed(book, deal) if book else deal_seed(seed, f"solo:d{deal}"),
         )
         for deal in range(deals)
         for table, name in enumerate(bots)

@@ -55,9 +55,18 @@ class FixedSchedule(Schedule):
 class SwissSchedule(Schedule):
     """Swiss rounds 1..n, each paired from the standings after the rounds before it."""
 
-    def __init__(self, bots: Sequence[str], seats: int, deals: int, seed: int, rounds: int) -> None:
+    def __init__(
+        self,
+        bots: Sequence[str],
+        seats: int,
+        deals: int,
+        seed: int,
+        rounds: int,
+        book: Sequence[int] = (),
+    ) -> None:
         self.bots, self.seats, self.deals, self.seed = list(bots), seats, deals, seed
         self.rounds = range(1, rounds + 1)
+        self.book = book
 
     def per_round(self) -> int:
         """Games in each round: every table plays every deal in every rotation."""
@@ -77,24 +86,30 @@ class SwissSchedule(Schedule):
             byes_from(self.bots, earlier),
             bye_points=bye_value(self.seats, self.deals),
         )
-        games, _ = swiss_round(self.bots, standings, round, self.seats, self.deals, self.seed)
+        games, _ = swiss_round(
+            self.bots, standings, round, self.seats, self.deals, self.seed, self.book
+        )
         return games
 
 
 def _round_robin(c: TournamentConfig, bots: Sequence[str]) -> Schedule:
+    book = c.deal_seeds or ()
     if c.seats == 1:  # a solo ruleset: every bot plays the same deals alone
-        return FixedSchedule(solo(bots, c.deals, c.seed))
-    return FixedSchedule(round_robin(bots, c.seats, c.deals, c.seed, c.max_tables))
+        return FixedSchedule(solo(bots, c.deals, c.seed, book))
+    return FixedSchedule(round_robin(bots, c.seats, c.deals, c.seed, c.max_tables, book))
 
 
 def _gauntlet(c: TournamentConfig, bots: Sequence[str]) -> Schedule:
     assert c.challenger is not None  # the config's checks require one for a gauntlet
     field = [n for n in bots if n != c.challenger]
-    return FixedSchedule(gauntlet(c.challenger, field, c.seats, c.deals, c.seed, c.max_tables))
+    book = c.deal_seeds or ()
+    return FixedSchedule(
+        gauntlet(c.challenger, field, c.seats, c.deals, c.seed, c.max_tables, book)
+    )
 
 
 def _swiss(c: TournamentConfig, bots: Sequence[str]) -> Schedule:
-    return SwissSchedule(bots, c.seats, c.deals, c.seed, c.rounds)
+    return SwissSchedule(bots, c.seats, c.deals, c.seed, c.rounds, c.deal_seeds or ())
 
 
 #: every tournament format (`format` in a tournament file) and how its schedule is made

@@ -18,6 +18,7 @@ def swiss_round(
     seats: int,
     deals: int,
     seed: int,
+    book: Sequence[int] = (),
 ) -> tuple[list[Game], list[str]]:
     """The games of Swiss round `round` and the bots given a bye, from the standings so far.
 
@@ -74,7 +75,9 @@ def swiss_round(
         return mine.leads - mine.games / (seats * seats), noise[name]
 
     seated = [tuple(sorted(table, key=lead_debt)) for table in tables]
-    return table_games(seated, deals, seed, "swiss", round), byes
+    # With a deal file, each round plays the file's next `deals` deals.
+    first = (round - 1) * deals
+    return table_games(seated, deals, seed, "swiss", round, book, first), byes
 
 
 def _pair(

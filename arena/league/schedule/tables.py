@@ -156,7 +156,12 @@ def _tables(bots: Sequence[str], size: int, max_tables: int | None, seed: str) -
 
 
 def round_robin(
-    bots: Sequence[str], seats: int, deals: int, seed: int, max_tables: int | None = None
+    bots: Sequence[str],
+    seats: int,
+    deals: int,
+    seed: int,
+    max_tables: int | None = None,
+    book: Sequence[int] = (),
 ) -> list[Game]:
     """Every `seats`-subset of `bots` plays `deals` deals, each deal in all `seats` rotations.
 
@@ -167,7 +172,7 @@ def round_robin(
     """
     check_field(bots, seats, deals)
     tables = _tables(bots, seats, max_tables, f"{seed}:round-robin")
-    return table_games(tables, deals, seed, "round-robin")
+    return table_games(tables, deals, seed, "round-robin", book=book)
 
 
 def gauntlet(
@@ -177,6 +182,7 @@ def gauntlet(
     deals: int,
     seed: int,
     max_tables: int | None = None,
+    book: Sequence[int] = (),
 ) -> list[Game]:
     """The challenger at a table with every (seats-1)-subset of `field`, all rotations per deal.
 
@@ -187,4 +193,4 @@ def gauntlet(
         raise ValueError(f"the challenger {challenger!r} is also in the field")
     check_field([challenger, *field], seats, deals)
     others = _tables(field, seats - 1, max_tables, f"{seed}:gauntlet")
-    return table_games([(challenger, *t) for t in others], deals, seed, "gauntlet")
+    return table_games([(challenger, *t) for t in others], deals, seed, "gauntlet", book=book)
