@@ -21,10 +21,11 @@ from arena.games.bested import (
     Play,
     Swap,
     actions_memo,
-    parse_meld,
+    checked_meld,
     refuse_needless_wild,
     swap_options,
 )
+from arena.games.bested.actions import card_actions
 from arena.games.melds import KIND_NAMES, Meld, MeldName
 from arena.games.registry import Ruleset
 
@@ -140,6 +141,11 @@ class SoloPlay(Struct, frozen=True):
     wilds: tuple[int, ...]
 
 
+def solo_play(meld: Meld) -> SoloPlay:
+    codes = M.card_table().codes
+    return SoloPlay(KIND_NAMES[meld.kind], tuple([codes[c] for c in meld.naturals]), meld.wilds)
+
+
 Phase = Literal["lead", "play", "over", "swap"]
 _PHASES: tuple[Phase, ...] = ("lead", "play", "over", "swap")
 LEAD, PLAY, OVER, SWAP = range(4)
@@ -233,7 +239,8 @@ class SoloState(GameState[SoloAction, SoloObservation]):
 
     def _new_trick(self) -> None:
         self.phase = LEAD
-        self.plays: list[Meld] = []
+        #: this trick's plays as the bot sees them, each built once, when it is played
+        self.plays: list[SoloPlay] = []
         self.beat: Meld | None = None
 
     def _end_round(self, shed_out: bool) -> None:
@@ -286,7 +293,7 @@ class SoloState(GameState[SoloAction, SoloObservation]):
         else:
             assert self.beat is not None
             found = M.beating(self.hand, w, self.beat, None)
-        out: list[SoloAction] = [self._memo.play(m) for m in found]
+        out: list[SoloAction] = list(self._memo.play_list(found))
         if self.dummy:
             out.append(_TAKE_DUMMY)
         if self.phase == PLAY or not out:
@@ -324,7 +331,7 @@ class SoloState(GameState[SoloAction, SoloObservation]):
     def _play(self, action: Play) -> Play:
         if action.meld == "single":
             raise IllegalAction(action, "singles are never legal in the solo game")
-        meld = parse_meld(action, self.hand, len(self.wilds), KINDS)
+        meld = checked_meld(self._memo, action, self.hand, len(self.wilds), KINDS)
         if self.phase == PLAY:
             old = self.beat
             assert old is not None
@@ -338,7 +345,8 @@ class SoloState(GameState[SoloAction, SoloObservation]):
                 raise IllegalAction(
                     action, f"rank {meld.top} does not beat {old.top} (strictly higher needed)"
                 )
-        refuse_needless_wild(action, meld, self.hand)
+        if meld.wilds:
+            refuse_needless_wild(action, meld, self.hand)
         canonical = self._memo.play(meld)
         for c in meld.naturals:
             self.hand.remove(c)
@@ -372,7 +380,7 @@ class SoloState(GameState[SoloAction, SoloObservation]):
         self._pending_used.extend(self._take_wilds(1))
         if not self.pending.naturals or not self.wilds:
             self._finish()  # nothing left to swap
-        return Swap(table.codes[c])
+        return card_actions().swap[c]
 
     def _finish(self) -> None:
         """The pending meld is played: it goes on the table and the trick goes on."""
@@ -382,13 +390,11 @@ class SoloState(GameState[SoloAction, SoloObservation]):
         self.played.extend(meld.naturals)
         self.played.extend(self._pending_used)
         self._pending_used = []
-        self.plays.append(meld)
+        view = solo_play(meld)
+        self.plays.append(view)
         self.beat = meld
         self.phase = PLAY
-        codes = M.card_table().codes
-        self._emit(
-            Played(KIND_NAMES[meld.kind], tuple(codes[c] for c in meld.naturals), meld.wilds)
-        )
+        self._emit(Played(view.meld, view.cards, view.wilds))
         if not self.hand and not self.wilds:
             self._end_round(shed_out=True)  # docs/rules.md §6.3: the bot shed out
 
@@ -418,11 +424,7 @@ class SoloState(GameState[SoloAction, SoloObservation]):
     # -- views and result ------------------------------------------------------------------
     def observation(self, seat: int) -> SoloObservation:
         codes = M.card_table().codes
-
-        def view(m: Meld) -> SoloPlay:
-            return SoloPlay(KIND_NAMES[m.kind], tuple(codes[c] for c in m.naturals), m.wilds)
-
-        plays = [view(m) for m in self.plays]
+        plays = self.plays
         return SoloObservation(
             ruleset=self.ruleset,
             seat=seat,
@@ -432,11 +434,11 @@ class SoloState(GameState[SoloAction, SoloObservation]):
             difficulty=self.options.difficulty,
             phase=_PHASES[self.phase],
             to_act=self.current_player,
-            hand=M.card_table().encode(self.hand),
+            hand=[codes[c] for c in self.hand],
             wilds=len(self.wilds),
             beat=plays[-1] if plays else None,
-            plays=plays,
-            pending=view(self.pending) if self.pending is not None else None,
+            plays=list(plays),
+            pending=solo_play(self.pending) if self.pending is not None else None,
             draw_on_pass=0 if self.final else (3 if len(self.plays) <= 1 else 2),
             deck=len(self.deck),
             dummy=len(self.dummy),

@@ -58,6 +58,7 @@ from arena.games.bested.events import (
 )
 from arena.games.bested.meld_actions import (
     actions_memo,
+    checked_meld,
     parse_meld,
     refuse_needless_wild,
     swap_options,
@@ -143,6 +144,7 @@ __all__ = [
     "WildChosen",
     "actions_memo",
     "bested_rules",
+    "checked_meld",
     "max_decisions",
     "max_rounds",
     "new_bested",

@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from functools import cache
+from typing import Literal, NamedTuple
 
 from msgspec import Struct
 
-from arena.games.melds import MeldName
+from arena.games.melds import MeldName, card_table
 
 PassCardName = Literal["lead_next", "wild", "discard_meld", "bet_wild", "give_bet"]
 #: Pass Cards by the player count printed on them (docs/rules.md §5.1): 2 Lead Next .. 6
@@ -93,3 +94,28 @@ _DECLINE = Decline()
 _DONE = Done()
 _PASS_NONE = Pass(None)
 _PASSES = {name: Pass(name) for name in PASS_CARDS.values()}
+MAX_SEATS = max(PASS_CARDS)
+
+
+class CardActions(NamedTuple):
+    """The actions naming one card (or one seat), built once: legal lists are built at
+    every decision, and the same Structs serve every game (they are immutable)."""
+
+    choose_wild: tuple[ChooseWild, ...]  # by card id
+    take_wild: tuple[TakeWild, ...]  # by card id
+    swap: tuple[Swap, ...]  # by card id
+    give: tuple[tuple[Give, ...], ...]  # by card id, then the seat given to
+    bet: tuple[Bet, ...]  # by the seat bet on
+
+
+@cache
+def card_actions() -> CardActions:
+    codes = card_table().codes
+    seats = range(MAX_SEATS)
+    return CardActions(
+        tuple(ChooseWild(c) for c in codes),
+        tuple(TakeWild(c) for c in codes),
+        tuple(Swap(c) for c in codes),
+        tuple(tuple(Give(c, s) for s in seats) for c in codes),
+        tuple(Bet(s) for s in seats),
+    )

@@ -24,7 +24,7 @@ from arena.games.bested.actions import (
     TakeWild,
 )
 from arena.games.bested.events import Passed, WildChosen
-from arena.games.bested.meld_actions import parse_meld, refuse_needless_wild
+from arena.games.bested.meld_actions import checked_meld, refuse_needless_wild
 from arena.games.bested.observation import CHOOSE, LEAD, PLAY, RESOLVE, SWAP
 from arena.games.bested.pass_cards import PassCardUses
 from arena.games.bested.state import AVAILABLE, HELD
@@ -89,7 +89,7 @@ class Applying(PassCardUses):
 
     def _play(self, seat: int, action: Play) -> Play:
         hand = self.hands[seat]
-        meld = parse_meld(action, hand, len(self.wilds[seat]), self.rules.kinds)
+        meld = checked_meld(self._memo, action, hand, len(self.wilds[seat]), self.rules.kinds)
         if self.phase == PLAY:
             old = self.beat
             assert old is not None
@@ -103,7 +103,8 @@ class Applying(PassCardUses):
                 raise IllegalAction(
                     action, f"rank {meld.top} does not beat {old.top} (strictly higher needed)"
                 )
-        refuse_needless_wild(action, meld, hand)
+        if meld.wilds:
+            refuse_needless_wild(action, meld, hand)
         canonical = self._memo.play(meld)
         self._hold(seat, meld)
         return canonical

@@ -9,11 +9,8 @@ from arena.games.bested.actions import (
     _PASSES,
     PASS_CARDS,
     BestedAction,
-    Bet,
-    ChooseWild,
-    Give,
     Pass,
-    TakeWild,
+    card_actions,
 )
 from arena.games.bested.meld_actions import swap_options
 from arena.games.bested.observation import CHOOSE, LEAD, OVER, PLAY, SWAP
@@ -21,7 +18,8 @@ from arena.games.bested.state import AVAILABLE, BestedTable
 
 
 class LegalActions(BestedTable):
-    """The legal actions: plays from the memo, passes, the swap step, Pass Card uses."""
+    """The legal actions: plays from the memo, passes, the swap step, Pass Card uses.
+    Actions are shared Structs (the memo, `card_actions`), not built per decision."""
 
     def legal_actions(self) -> list[BestedAction]:
         phase = self.phase
@@ -29,16 +27,16 @@ class LegalActions(BestedTable):
             return []
         seat = self.turn
         hand = self.hands[seat]
-        codes = M.card_table().codes
         if phase == CHOOSE:
-            return [ChooseWild(codes[c]) for c in reversed(hand)]
+            choose = card_actions().choose_wild
+            return [choose[c] for c in reversed(hand)]
         if phase == LEAD:
             found = M.all_melds(hand, len(self.wilds[seat]), self.rules.kinds)
-            return [self._memo.play(m) for m in found]
+            return list(self._memo.play_list(found))
         if phase == PLAY:
             assert self.beat is not None
             found = M.beating(hand, len(self.wilds[seat]), self.beat, self.rules.zero_high)
-            out: list[BestedAction] = [self._memo.play(m) for m in found]
+            out: list[BestedAction] = list(self._memo.play_list(found))
             out.extend(self._pass_options(seat))
             return out
         if phase == SWAP:
@@ -60,20 +58,22 @@ class LegalActions(BestedTable):
         card = self.resolving
         out: list[BestedAction] = []
         holders = self.holders()
+        actions = card_actions()
         if card in (6, 5) and self._bets_left(seat) > 0:
-            out.extend(Bet(s) for s in holders)
+            out.extend(actions.bet[s] for s in holders)
         if card == 6:
-            codes = M.card_table().codes
             give = [*reversed(self.hands[seat])]
             if self.wilds[seat]:
                 give.append(self.wilds[seat][0])  # any wild is the same gift: the first
+            to = [s for s in holders if s != seat]
             for c in give:
-                out.extend(Give(codes[c], s) for s in holders if s != seat)
+                gifts = actions.give[c]
+                out.extend(gifts[s] for s in to)
         if card in (5, 3):
-            codes = M.card_table().codes
-            out.extend(TakeWild(codes[c]) for c in self._takeable())
+            take = actions.take_wild
+            out.extend(take[c] for c in self._takeable())
             out.append(_DECLINE)
         if card == 4:
-            found = M.all_melds(self.hands[seat], len(self.wilds[seat]), self.rules.kinds)
-            out.extend(self._memo.discard(m) for m in M.distinct_removals(found))
+            reps = M.removals(self.hands[seat], len(self.wilds[seat]), self.rules.kinds)
+            out.extend([self._memo.discard(m) for m in reps.values()])
         return out

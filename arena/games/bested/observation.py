@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Literal
 
 from msgspec import Struct
 
 from arena.games import melds as M
-from arena.games.bested.actions import PassCardName
+from arena.games.bested.actions import PASS_CARDS, PassCardName
 from arena.games.melds import KIND_NAMES, Meld, MeldName
 
 
@@ -85,7 +86,22 @@ def table_play(seat: int, meld: Meld, used: tuple[int, ...]) -> TablePlay:
     return TablePlay(
         seat,
         KIND_NAMES[meld.kind],
-        tuple(codes[c] for c in meld.naturals),
+        tuple([codes[c] for c in meld.naturals]),
         meld.wilds,
-        tuple(codes[c] for c in used),
+        tuple([codes[c] for c in used]),
     )
+
+
+@cache
+def pass_card_view(
+    number: int, state: PassState, holder: int | None, leaving: bool
+) -> PassCardView:
+    """A Pass Card's view, shared: observations are built at every decision and a game
+    has few distinct views."""
+    return PassCardView(PASS_CARDS[number], number, state, holder, leaving)
+
+
+@cache
+def bet_view(owner: int, on: int) -> BetView:
+    """A bet's view, shared like `pass_card_view`'s."""
+    return BetView(owner, on)

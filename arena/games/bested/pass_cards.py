@@ -15,7 +15,7 @@ from arena.games.bested.actions import (
     TakeWild,
 )
 from arena.games.bested.events import BetPlaced, Declined, Gave, TookWild
-from arena.games.bested.meld_actions import parse_meld, refuse_needless_wild
+from arena.games.bested.meld_actions import checked_meld, refuse_needless_wild
 from arena.games.bested.options import BET_CARDS
 from arena.games.bested.swap import SwapStep
 
@@ -105,12 +105,11 @@ class PassCardUses(SwapStep):
 
     def _discard(self, seat: int, action: Discard) -> Discard:
         hand, wilds = self.hands[seat], len(self.wilds[seat])
-        meld = parse_meld(action, hand, wilds, self.rules.kinds)
+        meld = checked_meld(self._memo, action, hand, wilds, self.rules.kinds)
         # Only the cards leaving the hand matter: the canonical form is the first listed
         # meld taking out the same cards. Cards that only a meld with a wild where a
         # natural could stand takes out are reached by a swap (arena's ruling).
-        found = M.all_melds(hand, wilds, self.rules.kinds)
-        rep = next((m for m in found if m.key == meld.key), None)
+        rep = M.removals(hand, wilds, self.rules.kinds).get(meld.key)
         if rep is None:
             refuse_needless_wild(action, meld, hand)
             raise AssertionError("a meld with wilds only where needed is always listed")

@@ -15,9 +15,10 @@ from arena.games.bested.observation import (
     OVER,
     SWAP,
     BestedObservation,
-    BetView,
-    PassCardView,
     PassState,
+    TablePlay,
+    bet_view,
+    pass_card_view,
     table_play,
 )
 from arena.games.bested.options import BET_CARDS, Rules
@@ -61,9 +62,19 @@ class BestedTable(GameState[BestedAction, BestedObservation]):
             n += self.pending.size
         return n
 
+    def sizes(self) -> list[int]:
+        """`size` of every seat, in one pass (observations need it at every decision)."""
+        out = list(map(len, self.hands))
+        if any(self.wilds):
+            for seat, wilds in enumerate(self.wilds):
+                out[seat] += len(wilds)
+        if self.pending is not None:
+            out[self.turn] += self.pending.size
+        return out
+
     def holders(self) -> list[int]:
         """Players still holding cards (wilds included), by seat."""
-        return [s for s in range(self.players) if self.size(s)]
+        return [s for s, n in enumerate(self.sizes()) if n]
 
     # -- round flow ----------------------------------------------------------------
     def _start_round(self) -> None:
@@ -109,7 +120,8 @@ class BestedTable(GameState[BestedAction, BestedObservation]):
         self.trick_leader: int | None = None
         self.in_trick: list[bool] = [False] * self.players
         self.passed: list[int] = []
-        self.plays: list[tuple[int, Meld, tuple[int, ...]]] = []  # (seat, meld, wild cards)
+        #: this trick's plays as every seat sees them, each built once, when it is final
+        self.plays: list[TablePlay] = []
         self.trick_cards: list[int] = []  # every card played this trick, in order
         self.taken: set[int] = set()  # cards taken as wilds from this trick
         self.beat: Meld | None = None
@@ -130,7 +142,8 @@ class BestedTable(GameState[BestedAction, BestedObservation]):
         return None if self.phase == OVER else self.turn
 
     def _others_in_trick(self, seat: int) -> bool:
-        return any(self.in_trick[s] for s in range(self.players) if s != seat)
+        others = self.in_trick.count(True) - self.in_trick[seat]  # a bool counts 0 or 1
+        return others > 0
 
     def _bets_left(self, seat: int) -> int:
         return BET_CARDS - sum(1 for owner, _ in self.bets if owner == seat)
@@ -142,57 +155,59 @@ class BestedTable(GameState[BestedAction, BestedObservation]):
 
     # -- views ------------------------------------------------------------------------
     def observation(self, seat: int) -> BestedObservation:
-        table = M.card_table()
-        over = self.phase == OVER
-        plays = [table_play(s, m, used) for s, m, used in self.plays]
+        """What `seat` sees. Built at every decision, so from parts kept ready (the plays,
+        built when final; the Pass Card and bet views, shared Structs) and passed to the
+        Struct by position, in its field order (named in the comments)."""
+        codes = M.card_table().codes
+        n = self.players
+        phase = self.phase
         # The pending meld and the swap step are shown to the seat deciding only: the
         # others see the phase it was played in until it is final.
-        mine = self.phase == SWAP and seat == self.turn
         pending = None
-        phase = self.phase
-        if self.phase == SWAP:
-            phase = SWAP if mine else self._pending_from
-            if mine:
+        if phase == SWAP:
+            if seat == self.turn:
                 assert self.pending is not None
                 pending = table_play(seat, self.pending, tuple(self._pending_used))
-        views = [
-            PassCardView(
-                PASS_CARDS[k],
-                k,
-                self.pass_state[k],
-                self.pass_holder.get(k),
-                k in self.leaving,
-            )
-            for k in sorted(self.pass_state)
-        ]
+            else:
+                phase = self._pending_from
+        bets_left = [BET_CARDS] * n
+        for owner, _ in self.bets:
+            bets_left[owner] -= 1
+        in_trick, holder, leaving = self.in_trick, self.pass_holder, self.leaving
+        plays = self.plays
+        rules = self.rules
         return BestedObservation(
-            ruleset=self.ruleset,
-            seat=seat,
-            players=self.players,
-            round=self.round,
-            phase=_PHASES[phase],
-            to_act=None if over else self.turn,
-            resolving=PASS_CARDS[self.resolving] if self.resolving else None,
-            hand=table.encode(self.hands[seat]),
-            wilds=table.encode(self.wilds[seat]),
-            hand_sizes=[self.size(s) for s in range(self.players)],
-            trick_leader=self.trick_leader,
-            beat=plays[-1] if plays else None,
-            plays=plays,
-            pending=pending,
-            takeable=table.encode(self._takeable()),
-            in_trick=[s for s in range(self.players) if self.in_trick[s]],
-            passed=list(self.passed),
-            shed=list(self.shed),
-            pass_cards=views,
-            bets=[BetView(o, on) for o, on in self.bets],
-            bets_left=[self._bets_left(s) for s in range(self.players)],
-            round_points=list(self.round_points),
-            totals=list(self.totals),
-            threshold=self.rules.threshold,
-            round_leader=self.round_leader,
-            undealt=self.undealt,
-            gaps=self.rules.gaps,
-            zeros=self.rules.zeros,
-            high=self.rules.high,
+            self.ruleset,  # ruleset
+            seat,  # seat
+            n,  # players
+            self.round,  # round
+            _PHASES[phase],  # phase
+            None if self.phase == OVER else self.turn,  # to_act
+            PASS_CARDS[self.resolving] if self.resolving else None,  # resolving
+            [codes[c] for c in self.hands[seat]],  # hand
+            [codes[c] for c in self.wilds[seat]],  # wilds
+            self.sizes(),  # hand_sizes
+            self.trick_leader,  # trick_leader
+            plays[-1] if plays else None,  # beat
+            list(plays),  # plays
+            pending,  # pending
+            # takeable: `_takeable()`, encoded in the same pass
+            [codes[c] for c in self.trick_cards if c not in self.taken_in_round],
+            [s for s in range(n) if in_trick[s]],  # in_trick
+            list(self.passed),  # passed
+            list(self.shed),  # shed
+            [  # pass_cards
+                pass_card_view(k, state, holder.get(k), k in leaving)
+                for k, state in sorted(self.pass_state.items())
+            ],
+            [bet_view(owner, on) for owner, on in self.bets],  # bets
+            bets_left,  # bets_left
+            list(self.round_points),  # round_points
+            list(self.totals),  # totals
+            rules.threshold,  # threshold
+            self.round_leader,  # round_leader
+            self.undealt,  # undealt
+            rules.gaps,  # gaps
+            rules.zeros,  # zeros
+            rules.high,  # high
         )

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from arena.games import melds as M
 from arena.games.base import IllegalAction
-from arena.games.bested.actions import Swap
+from arena.games.bested.actions import Swap, card_actions
 from arena.games.bested.events import Discarded, Played
-from arena.games.bested.observation import PLAY, RESOLVE, SWAP
+from arena.games.bested.observation import PLAY, RESOLVE, SWAP, table_play
 from arena.games.bested.tricks import Tricks
-from arena.games.melds import KIND_NAMES, Meld
+from arena.games.melds import Meld
 
 
 class SwapStep(Tricks):
@@ -26,7 +26,7 @@ class SwapStep(Tricks):
         for c in meld.naturals:
             self.hands[seat].remove(c)
         self.pending = meld
-        self._pending_used = list(self._take_wilds(seat, len(meld.wilds)))
+        self._pending_used = list(self._take_wilds(seat, len(meld.wilds))) if meld.wilds else []
         self._pending_from = self.phase
         if meld.naturals and self.wilds[seat]:
             self.phase = SWAP
@@ -48,7 +48,7 @@ class SwapStep(Tricks):
         self._pending_used.extend(self._take_wilds(seat, 1))
         if not self.pending.naturals or not self.wilds[seat]:
             self._finish(seat)  # nothing left to swap
-        return Swap(table.codes[c])
+        return card_actions().swap[c]
 
     def _finish(self, seat: int) -> None:
         """The pending meld is final: now it is public, and the play (or the discard) goes
@@ -57,14 +57,8 @@ class SwapStep(Tricks):
         assert meld is not None
         self.pending = None
         self._pending_used = []
-        codes = M.card_table().codes
-        args = (
-            seat,
-            KIND_NAMES[meld.kind],
-            tuple(codes[c] for c in meld.naturals),
-            meld.wilds,
-            tuple(codes[c] for c in used),
-        )
+        view = table_play(seat, meld, used)
+        args = (seat, view.meld, view.cards, view.wilds, view.wild_cards)
         if self._pending_from == RESOLVE:  # Discard Any Meld
             self.phase = RESOLVE
             self.discard_pile.extend(meld.naturals)
@@ -72,7 +66,7 @@ class SwapStep(Tricks):
             self._emit(Discarded(*args))
             self._resolved(seat, shed=self.size(seat) == 0)
             return
-        self.plays.append((seat, meld, used))
+        self.plays.append(view)
         self.trick_cards.extend(meld.naturals)
         self.trick_cards.extend(used)
         self.beat = meld
