@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
 
@@ -11,16 +12,32 @@ import typer
 from arena.cli.common import command, say
 from arena.league.fault_report import STDERR_LINES, counts_by_bot, fault_entries
 from arena.league.results import ResultsDir
-from arena.referee.records import GameRecord, RecordError, read_records
+from arena.referee.records import (
+    GameRecord,
+    GameSummary,
+    RecordError,
+    decode_record,
+    read_summaries,
+)
 
 
-def _records(source: Path) -> list[GameRecord]:
-    """The games of a results folder (results/<name>) or of a JSON-lines records file."""
+def _games(source: Path) -> Iterator[GameRecord | GameSummary]:
+    """The games of a results folder (results/<name>) or of a JSON-lines records file, read
+    as a stream of summaries; the whole record (its stderr) only of a game with faults."""
     if source.is_dir():
-        return ResultsDir.existing(source).records()
-    if not source.is_file():
+        lines = ResultsDir.existing(source).games()
+    elif source.is_file():
+        lines = read_summaries(source)
+    else:
         raise RecordError(f"{source} is neither a results folder nor a file of game records")
-    return list(read_records(source))
+    for line in lines:
+        if not line.value.faults:
+            yield line.value
+            continue
+        try:
+            yield decode_record(line.data)
+        except msgspec.DecodeError as exc:  # its moves are no moves
+            raise RecordError(f"{source}:{line.number}: not a game record: {exc}") from None
 
 
 @command()
@@ -37,12 +54,20 @@ def faults(
     ] = False,
 ) -> None:
     """List every fault: game, bot, decision, reason and the end of the bot's stderr."""
-    records = _records(source)
-    names = {s.bot for r in records for s in r.seats}
+    names: set[str] = set()
+    games = 0
+
+    def counted(source: Path) -> Iterator[GameRecord | GameSummary]:
+        nonlocal games
+        for game in _games(source):
+            games += 1
+            names.update(s.bot for s in game.seats)
+            yield game
+
+    entries = list(fault_entries(counted(source), bot=bot, lines=lines))
     if bot is not None and bot not in names:
         known = ", ".join(sorted(names)) or "none"
         raise RecordError(f"no bot named {bot!r} played in {source}; bots: {known}")
-    entries = list(fault_entries(records, bot=bot, lines=lines))
     if as_json:
         for entry in entries:
             typer.echo(msgspec.json.encode(entry).decode())
@@ -61,6 +86,6 @@ def faults(
     )
     who = f" of {bot}" if bot is not None else ""
     say(
-        f"{len(entries)} faults{who} in {len(faulted)} of {len(records)} games"
+        f"{len(entries)} faults{who} in {len(faulted)} of {games} games"
         + (f" ({summary})" if summary else "")
     )

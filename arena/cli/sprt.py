@@ -96,7 +96,7 @@ def sprt(
     path = results / (check_name(name) if name else default_name(a.name, b.name, ruleset, seed))
     lower, upper = test.bounds()
     with MatchResults.open(path, spec, fresh=fresh, on_damage=warn_damage) as folder:
-        played = folder.records()
+        played = folder.games()
         before = MatchState.recount(test, seed, (a.name, b.name), played)
         say(
             f"SPRT {a.name} vs {b.name} on {ruleset}, seed {seed}: H0 elo {elo0:g}, "
@@ -129,9 +129,9 @@ def sprt(
             )  # fmt: skip
 
         try:
-            state = run_trio(play, saved=lambda: f"{_saved(len(folder.records()))}; {resume}")
+            state = run_trio(play, saved=lambda: f"{_saved(len(folder.games()))}; {resume}")
         except KeyboardInterrupt:
-            state = MatchState.recount(test, seed, (a.name, b.name), folder.records())
+            state = MatchState.recount(test, seed, (a.name, b.name), folder.games())
             summary(state, a.name, b.name, test)
             say(
                 ("interrupted", "yellow"),

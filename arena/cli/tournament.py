@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+from functools import partial
 from pathlib import Path
 from typing import Annotated
 
@@ -29,7 +30,7 @@ from arena.cli.views import (
 )
 from arena.games.errors import ArenaError
 from arena.league.config import ConfigError, load_tournament
-from arena.league.leaderboard import results_leaderboard
+from arena.league.leaderboard import Standings, results_leaderboard
 from arena.league.results import ResultsDir
 from arena.league.tournament import Progress, run_tournament, schedule_of
 from arena.referee.records import GameRecord
@@ -82,7 +83,8 @@ def tournament(
             raise ConfigError("--jobs takes a number of games >= 1")
         t = msgspec.structs.replace(t, config=msgspec.structs.replace(t.config, jobs=jobs))
     folder = ResultsDir.open(results, t, fresh=fresh, on_damage=warn_damage)
-    total = schedule_of(t).total()
+    schedule = schedule_of(t)
+    total = schedule.total()
     names = [b.name for b in t.bots]
     c = t.config
     say(
@@ -91,13 +93,16 @@ def tournament(
         f"{c.seats} seats, {total} games, {t.jobs} at once; results in {folder.path}",
     )
     say(sandbox_summary(t.bots))
-    before = folder.records()  # after the heading: damaged lines set aside are warned of here
-    if before:
-        console.print(f"resuming: {len(before)} games already played", highlight=False)
+    # One read of the journal, as summaries: which games are done, and the standings so far
+    # (after the heading: damaged lines set aside are warned of here).
+    standings = Standings(names)
+    finished = folder.finished(standings.add)
+    if finished:
+        console.print(f"resuming: {len(finished)} games already played", highlight=False)
     # In a terminal: a live progress bar and the top of the table. Elsewhere (CI logs, a
     # pipe), where a live view shows nothing: a line per finished game, as it finishes.
     if console.is_terminal:
-        live_view = LiveTournament(c.name, names, before, total)
+        live_view = LiveTournament(c.name, standings, total)
         shown_live: contextlib.AbstractContextManager[object] = Live(
             live_view, console=console, refresh_per_second=4, transient=True
         )
@@ -106,33 +111,32 @@ def tournament(
         shown_live = contextlib.nullcontext()
 
         def on_game(record: GameRecord, progress: Progress) -> None:
+            standings.add(record)
             say(game_line(record, progress))
 
+    again = f"arena tournament {file}" + (
+        f" --results {results}" if results != Path("results") else ""
+    )
     try:
         with shown_live:
-            records = run_trio(
-                run_tournament,
-                t,
-                folder,
-                on_game,
-                note,
+            run_trio(
+                partial(
+                    run_tournament, t, folder, on_game, note, finished=finished, schedule=schedule
+                ),
                 saved=lambda: (
-                    f"{len(folder.records())} finished games are saved; once it can run, "
-                    f"resume with: arena tournament {file}"
-                    + (f" --results {results}" if results != Path("results") else "")
+                    f"{len(finished)} finished games are saved; once it can run, "
+                    f"resume with: {again}"
                 ),
             )
     except KeyboardInterrupt:
-        done = len(folder.records())
         console.print()
         say(
             ("interrupted", "yellow"),
-            f": {done} finished games are saved in {folder.path}. "
-            f"Resume with: arena tournament {file}"
-            + (f" --results {results}" if results != Path("results") else ""),
+            f": {len(finished)} finished games are saved in {folder.path}. Resume with: {again}",
         )
         raise typer.Exit(130) from None
-    board = results_leaderboard(folder, records)
+    del schedule  # every game is played: let its games go before the standings are fitted
+    board = results_leaderboard(folder, standings, finished)
     width = console.width if console.is_terminal else None
     print_views(console, standings_views(board, f"{c.name}: {board.games} games", width=width))
     say(f"results: {folder.path}  (arena leaderboard {folder.path})")

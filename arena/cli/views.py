@@ -7,7 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -24,7 +24,7 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from arena.league.leaderboard import Leaderboard, Row, leaderboard
+from arena.league.leaderboard import Leaderboard, Row, Standings
 from arena.league.tournament import Progress as TournamentProgress
 from arena.referee.faults import FAULT_KINDS
 from arena.referee.records import GameRecord
@@ -58,8 +58,9 @@ def print_views(console: Console, items: Iterable[RenderableType]) -> None:
         for item in items:
             console.print(item)
         return
-    width = max([console.width, *(natural_width(item) for item in items)])
-    wide = Console(file=console.file, width=width, color_system=None, highlight=False)
+    # At a width no item reaches, each takes its natural width (tables do not expand, texts
+    # do not wrap), without measuring every cell once more first: a thousand bots' tables.
+    wide = Console(file=console.file, width=_UNLIMITED, color_system=None, highlight=False)
     for item in items:
         wide.print(item)
 
@@ -374,6 +375,8 @@ def leaderboard_json(board: Leaderboard) -> str:
     """The leaderboard as JSON; what JSON leaves raw in a bot's name (DEL, C1 controls,
     bidi overrides) is written as a \\u escape, which reads back the same."""
     text = msgspec.json.format(msgspec.json.encode(board)).decode()
+    if text.isascii():  # the usual case, and quick for a million pairs: DEL is all to escape
+        return text.replace("\x7f", _json_escape("\x7f"))  # (JSON escaped the other controls)
     return "".join(c if c.isprintable() or c == "\n" else _json_escape(c) for c in text)
 
 
@@ -389,12 +392,9 @@ class LiveTournament:
     """Progress bar (games done and to do, rate, ETA) and the current top of the table,
     fitted to the terminal's width."""
 
-    def __init__(
-        self, name: str, bots: Sequence[str], records: Sequence[GameRecord], total: int
-    ) -> None:
-        self.bots = list(bots)
-        self.records = list(records)  # including games finished before a resume
-        done = len(self.records)
+    def __init__(self, name: str, standings: Standings, total: int) -> None:
+        self.standings = standings  # every game so far, those before a resume included
+        done = standings.played
         self.progress = Progress(
             TextColumn("[bold]{task.description}"),
             BarColumn(),
@@ -411,7 +411,8 @@ class LiveTournament:
         self._refreshed = 0.0
 
     def add(self, record: GameRecord, progress: TournamentProgress) -> None:
-        self.records.append(record)
+        """Count a finished game in the standings, and show the progress."""
+        self.standings.add(record)
         self.new += 1
         rate = self.new / max(1e-9, time.monotonic() - self.started)
         label = f"{rate:.1f} games/s"
@@ -423,7 +424,7 @@ class LiveTournament:
         now = time.monotonic()
         if now - self._refreshed > 1.0:  # refitting every game would be wasted work
             self._refreshed = now
-            self.board = leaderboard(self.records, self.bots)
+            self.board = self.standings.leaderboard()
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         yield self.progress

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 import msgspec
 
 from arena.referee.faults import FaultKind
-from arena.referee.records import GameRecord
+from arena.referee.records import GameRecord, GameSummary
 
 STDERR_LINES = 10  # the end of a faulted bot's stderr kept per fault
 
@@ -27,15 +27,22 @@ class FaultEntry(msgspec.Struct, frozen=True):
 
 
 def fault_entries(
-    records: Iterable[GameRecord], *, bot: str | None = None, lines: int = STDERR_LINES
+    records: Iterable[GameRecord | GameSummary],
+    *,
+    bot: str | None = None,
+    lines: int = STDERR_LINES,
 ) -> Iterator[FaultEntry]:
     """The faults of `records` in the order the games finished (of `bot` only, if given),
-    each with the last `lines` lines of the faulted bot's stderr in that game."""
+    each with the last `lines` lines of the faulted bot's stderr in that game. A game
+    without faults may come as its summary; one given as its summary has no stderr to show,
+    so a reader of a long journal decodes the whole record of the games with faults only."""
     for number, record in enumerate(records, 1):
         for fault in record.faults:
             if bot is not None and fault.bot != bot:
                 continue
-            stderr = record.stderr[fault.seat] if fault.seat < len(record.stderr) else ""
+            stderr = ""
+            if isinstance(record, GameRecord) and fault.seat < len(record.stderr):
+                stderr = record.stderr[fault.seat]
             tail = stderr.strip().splitlines()[-lines:] if lines > 0 else []
             yield FaultEntry(
                 game=record.game or f"#{number}",

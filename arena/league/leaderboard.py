@@ -1,19 +1,25 @@
 """Standings of a set of finished games: Elo fitted to all of them, places, faults, and what
 a tournament's tables show beside them: wins, draws and losses and deal pairs (2 seats), and
-the Swiss standings (points, byes, tie-breaks) that the pairing follows."""
+the Swiss standings (points, byes, tie-breaks) that the pairing follows.
+
+The games are tallied one at a time (`Standings`), from whole records or their summaries,
+so the standings of a journal of any length come from one read of it, holding a few bytes
+per game rather than the games."""
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import msgspec
+import numpy as np
+import numpy.typing as npt
 
-from arena.league.ratings import RatingTable, fit, game_results, pairwise_results
+from arena.league.ratings import RatingTable, Result, fit, game_results, pairwise_results
 from arena.league.results import ResultsDir
 from arena.league.schedule import Game, bye_value, byes_from, standings_from
-from arena.league.sprt import pentanomial
-from arena.referee.records import GameRecord
+from arena.referee.records import Fault, GameRecord, GameSummary
 
 
 class Row(msgspec.Struct, frozen=True):
@@ -77,11 +83,11 @@ class Leaderboard(msgspec.Struct, frozen=True):
         return [row for row in self.rows if 2 * row.faulted_games > row.games]
 
 
-def is_solo(records: Sequence[GameRecord]) -> bool:
-    return bool(records) and all(rec.players == 1 for rec in records)
+Played = GameRecord | GameSummary
+"""A finished game as standings read it: a whole record, or its summary (the same fields)."""
 
 
-def solo_deals(records: Sequence[GameRecord]) -> list[tuple[list[str], list[int]]]:
+def solo_deals(records: Iterable[Played]) -> list[tuple[list[str], list[int]]]:
     """Solo games compared deal by deal (docs/rules.md §6.6): on each deal (same seed) the bots are
     ranked by margin, higher first; a bot that faulted ranks below every bot that did not."""
     by_deal: dict[int, list[tuple[str, float]]] = {}
@@ -98,150 +104,297 @@ def solo_deals(records: Sequence[GameRecord]) -> list[tuple[list[str], list[int]
     return out
 
 
-def ratings(records: Sequence[GameRecord], bots: Sequence[str]) -> RatingTable:
-    """Elo by maximum likelihood over every game at once (ranks after the fault policy);
-    solo games count as one multi-bot game per deal, ranked by margin."""
-    results = []
-    if is_solo(records):
-        for names, ranks in solo_deals(records):
-            results.extend(game_results(names, ranks))
-    else:
-        for rec in records:
-            results.extend(game_results([s.bot for s in rec.seats], rec.ranks))
-    return fit(results, bots)
-
-
-def _margins(records: Sequence[GameRecord], bot: str) -> tuple[float, float, float] | None:
-    """Win rate against the dummy, mean margin and its 95% error, for one solo bot."""
-    margins = [rec.scores[0] for rec in records if rec.seats[0].bot == bot]
-    wins = [rec.ranks[0] == 1 for rec in records if rec.seats[0].bot == bot]
-    if not margins:
-        return None
-    n = len(margins)
-    mean = sum(margins) / n
-    var = sum((m - mean) ** 2 for m in margins) / (n - 1) if n > 1 else 0.0
-    return sum(wins) / n, mean, 1.96 * (var / n) ** 0.5
-
-
-def leaderboard(records: Sequence[GameRecord], bots: Sequence[str] | None = None) -> Leaderboard:
-    """The standings of `records`; every bot of `bots` appears, with or without games."""
-    names = list(bots or [])
+def _solo_margins(records: Iterable[Played]) -> dict[str, tuple[float, float, float]]:
+    """Each solo bot's win rate against the dummy, mean margin and its 95% error."""
+    margins: dict[str, list[float]] = {}
+    wins: dict[str, int] = {}
     for rec in records:
-        for seat in rec.seats:
-            if seat.bot not in names:
-                names.append(seat.bot)
-    unrated = sum(1 for rec in records if rec.error is not None)
-    records = [rec for rec in records if rec.error is None]  # no result: not rated
-    table = ratings(records, names)
-    places: dict[str, list[int]] = {n: [] for n in names}
-    faults: dict[str, Counter[str]] = {n: Counter() for n in names}
-    faulted: Counter[str] = Counter()
-    for rec in records:
-        for seat in rec.seats:
-            places[seat.bot].append(rec.ranks[seat.seat])
-        for fault in rec.faults:
-            faults[rec.seats[fault.seat].bot][fault.kind] += 1
-        for bot in {rec.seats[fault.seat].bot for fault in rec.faults}:
-            faulted[bot] += 1
-
-    def tier(name: str) -> int:
-        """0: played a game without a fault; 1: faulted in every game it played; 2: no games.
-        Elo orders bots within a tier. A bot that only faulted is last of those that played
-        whatever its rating: fitted to its losses against whoever it happened to meet, that
-        rating can come out above the rating of a weak bot that played on."""
-        if not places[name]:
-            return 2
-        return int(faulted[name] == len(places[name]))
-
-    order = sorted(table.ratings, key=lambda r: tier(r.name))  # stable: Elo order within
-    solo = is_solo(records)
-    two_seats = bool(records) and all(rec.players == 2 for rec in records)
-    won_drawn_lost = _wins_draws_losses(records) if two_seats else {}
-    deal_pairs = _deal_pairs(records) if two_seats else {}
-    rows = []
-    for i, r in enumerate(order):
-        below = order[i + 1] if i + 1 < len(order) else None
-        los = table.los(r.name, below.name) if below and places[below.name] else None
-        seen = places[r.name]
-        margin = _margins(records, r.name) if solo else None
-        wdl = won_drawn_lost.get(r.name, [0, 0, 0]) if two_seats else [None, None, None]
-        rows.append(
-            Row(
-                rank=i + 1,
-                bot=r.name,
-                elo=round(r.elo, 1),
-                error=round(r.error, 1),
-                games=len(seen),
-                score=round(r.score, 4),
-                mean_place=round(sum(seen) / len(seen), 3) if seen else None,
-                los_next=None if los is None else round(los, 4),
-                faults=dict(sorted(faults[r.name].items())),
-                win_rate=None if margin is None else round(margin[0], 4),
-                margin=None if margin is None else round(margin[1], 3),
-                margin_error=None if margin is None else round(margin[2], 3),
-                faulted_games=faulted[r.name],
-                wins=wdl[0],
-                draws=wdl[1],
-                losses=wdl[2],
-                pentanomial=deal_pairs.get(r.name, [0] * 5) if two_seats else None,
-            )
-        )
-    pairs = [
-        PairScore(a, b, round(score, 4), games)
-        for (a, b), (score, games) in table.pairwise_table().items()
-        if games
-    ]
-    return Leaderboard(games=len(records), rows=rows, pairs=pairs, solo=solo, unrated=unrated)
-
-
-def _two_seat_score(rec: GameRecord, seat: int) -> float:
-    """A 2-seat game's score for `seat`: 1 won, 0.5 drawn, 0 lost (ranks after faults)."""
-    mine, theirs = rec.ranks[seat], rec.ranks[1 - seat]
-    return 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
-
-
-def _wins_draws_losses(records: Sequence[GameRecord]) -> dict[str, list[int]]:
-    """2-seat games: each bot's [won, drawn, lost] (a game against itself is left out)."""
-    out: dict[str, list[int]] = {}
-    for rec in records:
-        if rec.seats[0].bot == rec.seats[1].bot:
-            continue
-        for seat in (0, 1):
-            cell = {1.0: 0, 0.5: 1, 0.0: 2}[_two_seat_score(rec, seat)]
-            out.setdefault(rec.seats[seat].bot, [0, 0, 0])[cell] += 1
+        bot = rec.seats[0].bot
+        margins.setdefault(bot, []).append(rec.scores[0])
+        wins[bot] = wins.get(bot, 0) + (rec.ranks[0] == 1)
+    out = {}
+    for bot, seen in margins.items():
+        n = len(seen)
+        mean = sum(seen) / n
+        var = sum((m - mean) ** 2 for m in seen) / (n - 1) if n > 1 else 0.0
+        out[bot] = (wins[bot] / n, mean, 1.96 * (var / n) ** 0.5)
     return out
 
 
-def _deal_pairs(records: Sequence[GameRecord]) -> dict[str, list[int]]:
-    """2-seat games: the deals played in both seatings by the same two bots (same seed), each
-    bot's points over the two games (0, 0.5, 1, 1.5 or 2) counted as a pentanomial. A deal
-    with one game only (a tournament cut short, a referee error) makes no pair."""
-    deals: dict[tuple[int, frozenset[str]], list[GameRecord]] = {}
-    for rec in records:
-        bots = frozenset(seat.bot for seat in rec.seats)
-        if len(bots) == 2:
-            deals.setdefault((rec.seed, bots), []).append(rec)
-    points: dict[str, list[float]] = {}
-    for games in deals.values():
-        if len(games) != 2 or games[0].seats[0].bot != games[1].seats[1].bot:
-            continue  # not one deal in both seatings
-        first, second = games
-        for seat in (0, 1):
-            total = _two_seat_score(first, seat) + _two_seat_score(second, 1 - seat)
-            points.setdefault(first.seats[seat].bot, []).append(total)
-    return {bot: pentanomial(scores) for bot, scores in points.items()}
+_LOW32 = (1 << 32) - 1
+_NOT_A_PAIR = -1  # a deal's games that are not one deal in both seatings (or one too many)
+
+
+class Standings:
+    """A leaderboard's tallies, fed one finished game at a time (`add`): what `leaderboard`
+    shows, made in one read of a journal of any length without holding its games.
+
+    Per rated game it keeps each seat's bot and rank in flat arrays (a few bytes a seat: a
+    million 2-seat games take about 20 MB), from which the fit's results, the places and
+    the wins, draws and losses are counted at the end (with numpy); per bot, its faults.
+    With 2 seats, each deal waits for its second seating in a table of small numbers; solo
+    games are kept as summaries, as their standings compare every deal's bots. Seats are
+    read in their order (seat i is `seats[i]`, as the referee writes them and faults name
+    them). `leaderboard` may be asked again after more games (the live view of a tournament
+    does, every second).
+    """
+
+    def __init__(self, bots: Iterable[str] = ()) -> None:
+        self.names: list[str] = []  # every bot: those given, then the others as first seen
+        self._index: dict[str, int] = {}
+        self.played = 0  # games added, with or without a result
+        self.unrated = 0  # games a referee error ended, without a result
+        self.rated = 0
+        # Per rated game: its number of seats, then each seat's bot and rank.
+        self._seats = array("H")
+        self._bots = array("I")
+        self._ranks = array("i")
+        # Per bot (by index in `names`).
+        self._faults: list[Counter[str]] = []
+        self._faulted: list[int] = []  # games in which it faulted
+        # Set to None once a rated game says the games are not all solo, or not all 2-seat.
+        self._solo: list[GameSummary] | None = []
+        # A deal played by two bots, by its seed and the two bots' indices (below 2**32) in one
+        # number, seed * 2**64 + lower * 2**32 + higher: after its first game the seat-0 bot
+        # * 8 + its score in halves (0-2); after the second, the first game's seat-0 bot * 8
+        # + 3 + its points over both games in halves (0-4); or _NOT_A_PAIR.
+        self._deals: dict[int, int] | None = {}
+        for name in bots:
+            self._bot(name)
+
+    def _bot(self, name: str) -> int:
+        """The index of a bot, registered when first seen."""
+        index = self._index.get(name)
+        if index is None:
+            index = self._index[name] = len(self.names)
+            self.names.append(name)
+            self._faults.append(Counter())
+            self._faulted.append(0)
+        return index
+
+    def add(self, game: Played) -> None:
+        """Count one finished game (a game a referee error ended only names its bots). This
+        runs once per line of a journal, so it does as little as it can."""
+        self.played += 1
+        seats = game.seats
+        index = self._index
+        try:
+            bots = [index[seat.bot] for seat in seats]
+        except KeyError:
+            bots = [self._bot(seat.bot) for seat in seats]
+        if game.error is not None:
+            self.unrated += 1
+            return
+        ranks = game.ranks
+        n = len(bots)
+        if n != len(ranks):
+            raise ValueError(f"{n} bots but {len(ranks)} ranks")
+        self.rated += 1
+        self._seats.append(n)
+        self._bots.extend(bots)
+        self._ranks.extend(ranks)
+        if game.faults:
+            self._add_faults(game.faults, bots)
+        players = game.players
+        if self._solo is not None:
+            if players == 1:
+                self._solo.append(GameSummary.of(game))
+            else:
+                self._solo = None
+        deals = self._deals
+        if deals is None:
+            return
+        if players != 2:
+            self._deals = None
+            return
+        # 2 seats, two bots: the deal's seatings (a bot against itself makes no pair).
+        first, second = bots
+        if first == second:
+            return
+        mine, theirs = ranks
+        halves = 2 if mine < theirs else 1 if mine == theirs else 0  # seat 0's score, in halves
+        key = (game.seed << 64) | (first << 32 | second if first < second else second << 32 | first)
+        state = deals.get(key)
+        if state is None:
+            deals[key] = first * 8 + halves
+        elif state >= 0 and state % 8 < 3 and state // 8 != first:  # the other seating
+            deals[key] = state + 3 + 2 - halves  # its first game's halves, + its second's
+        else:  # the same seating twice, or a third game
+            deals[key] = _NOT_A_PAIR
+
+    def _add_faults(self, faults: Sequence[Fault], bots: list[int]) -> None:
+        """A game's faults: by kind, and the game once for each bot that faulted in it."""
+        for fault in faults:
+            self._faults[bots[fault.seat]][fault.kind] += 1
+        for bot in {bots[fault.seat] for fault in faults}:
+            self._faulted[bot] += 1
+
+    def _columns(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """Every rated game's seats, one after another: each seat's bot, and its rank."""
+        bots = np.asarray(self._bots).astype(np.int64)  # the arrays' buffers, as they are
+        ranks = np.asarray(self._ranks).astype(np.int64)
+        return bots, ranks
+
+    def _places(self) -> tuple[list[int], list[int]]:
+        """Each bot's games (a seat each) and the sum of its places (ranks) in them."""
+        bots, ranks = self._columns()
+        n = len(self.names)
+        games = np.bincount(bots, minlength=n)
+        place_sum = np.bincount(bots, weights=ranks, minlength=n)  # whole numbers: exact
+        return games.tolist(), [int(x) for x in place_sum]
+
+    def _wins_draws_losses(self) -> list[list[int]]:
+        """2-seat games (all of them are): each bot's games won, drawn and lost, by the ranks
+        after the fault policy; a game against itself is left out."""
+        bots, ranks = self._columns()
+        bots, ranks = bots.reshape(-1, 2), ranks.reshape(-1, 2)
+        apart = bots[:, 0] != bots[:, 1]
+        bots, ranks = bots[apart], ranks[apart]
+        halves = np.where(ranks[:, 0] < ranks[:, 1], 2, np.where(ranks[:, 0] == ranks[:, 1], 1, 0))
+        n = len(self.names)
+        cells = np.bincount(bots[:, 0] * 3 + (2 - halves), minlength=3 * n)  # seat 0's
+        cells += np.bincount(bots[:, 1] * 3 + halves, minlength=3 * n)  # seat 1's
+        return cells.reshape(n, 3).tolist()
+
+    def _deal_pairs(self) -> dict[int, list[int]]:
+        """Each bot's deal pairs (a deal played in both seatings by the same two bots, same
+        seed) by its points over the two games, counted as a pentanomial [LL, LD, DD or WL,
+        WD, WW]. A deal with one game only (a tournament cut short, a referee error) makes no
+        pair, nor does one with more than two."""
+        counts: dict[int, list[int]] = {}
+        for key, state in (self._deals or {}).items():
+            if state < 0 or state % 8 < 3:
+                continue
+            first, halves = state // 8, state % 8 - 3
+            other = ((key >> 32) & _LOW32) + (key & _LOW32) - first
+            counts.setdefault(first, [0] * 5)[halves] += 1
+            counts.setdefault(other, [0] * 5)[4 - halves] += 1
+        return counts
+
+    def _results(self) -> Iterator[Result]:
+        """The pairwise results the fit takes, game by game (solo: deal by deal). The results
+        of a game of more than 2 seats carry its number, so that the error bars count them as
+        one game; a 2-seat game's one result counts so without it (and a million numbers
+        are not tracked for nothing)."""
+        if self._solo is not None:
+            for number, (deal_bots, deal_ranks) in enumerate(solo_deals(self._solo)):
+                key = number if len(deal_bots) > 2 else None
+                yield from game_results(deal_bots, deal_ranks, key)
+            return
+        names, bots, ranks = self.names, self._bots, self._ranks
+        at = 0
+        for number, n in enumerate(self._seats):
+            if n == 2:  # what game_results makes of it, made directly: most games are these
+                if bots[at] != bots[at + 1]:
+                    mine, theirs = ranks[at], ranks[at + 1]
+                    score = 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
+                    yield Result(names[bots[at]], names[bots[at + 1]], score, 1.0)
+            else:
+                seats = [names[b] for b in bots[at : at + n]]
+                yield from game_results(seats, ranks[at : at + n], number if n > 2 else None)
+            at += n
+
+    def ratings(self) -> RatingTable:
+        """Elo by maximum likelihood over every rated game at once (ranks after the fault
+        policy); solo games count as one multi-bot game per deal, ranked by margin."""
+        return fit(self._results(), self.names)
+
+    def leaderboard(self) -> Leaderboard:
+        """The standings of the games added so far; every bot appears, with or without games."""
+        table = self.ratings()
+        index, faulted = self._index, self._faulted
+        games, place_sum = self._places()
+
+        def tier(name: str) -> int:
+            """0: played a game without a fault; 1: faulted in every game it played; 2: no
+            games. Elo orders bots within a tier. A bot that only faulted is last of those that
+            played whatever its rating: fitted to its losses against whoever it happened to
+            meet, that rating can come out above the rating of a weak bot that played on."""
+            i = index[name]
+            if not games[i]:
+                return 2
+            return int(faulted[i] == games[i])
+
+        order = sorted(table.ratings, key=lambda r: tier(r.name))  # stable: Elo order within
+        solo = self.rated > 0 and self._solo is not None
+        two_seats = self.rated > 0 and self._deals is not None
+        margins = _solo_margins(self._solo or []) if solo else {}
+        deal_pairs = self._deal_pairs() if two_seats else {}
+        won_drawn_lost = self._wins_draws_losses() if two_seats else []
+        rows = []
+        for i, r in enumerate(order):
+            bot = index[r.name]
+            below = order[i + 1] if i + 1 < len(order) else None
+            los = table.los(r.name, below.name) if below and games[index[below.name]] else None
+            seen = games[bot]
+            margin = margins.get(r.name) if solo else None
+            wdl = won_drawn_lost[bot] if two_seats else [None, None, None]
+            rows.append(
+                Row(
+                    rank=i + 1,
+                    bot=r.name,
+                    elo=round(r.elo, 1),
+                    error=round(r.error, 1),
+                    games=seen,
+                    score=round(r.score, 4),
+                    mean_place=round(place_sum[bot] / seen, 3) if seen else None,
+                    los_next=None if los is None else round(los, 4),
+                    faults=dict(sorted(self._faults[bot].items())),
+                    win_rate=None if margin is None else round(margin[0], 4),
+                    margin=None if margin is None else round(margin[1], 3),
+                    margin_error=None if margin is None else round(margin[2], 3),
+                    faulted_games=faulted[bot],
+                    wins=wdl[0],
+                    draws=wdl[1],
+                    losses=wdl[2],
+                    pentanomial=list(deal_pairs.get(bot, [0] * 5)) if two_seats else None,
+                )
+            )
+        # Every pair that met, as `table.pairwise_table()` gives them (a's mean score against
+        # b), without its entry for every pair of bots: a million for a thousand bots.
+        rated = table.names()
+        pairs = [
+            PairScore(a, rated[j], round(points[j] / games[j], 4), games[j])
+            for i, (a, points, games) in enumerate(
+                zip(rated, table.pair_points, table.pair_games, strict=True)
+            )
+            for j in range(len(rated))
+            if games[j] and j != i
+        ]
+        return Leaderboard(
+            games=self.rated, rows=rows, pairs=pairs, solo=solo, unrated=self.unrated
+        )
+
+
+def leaderboard(records: Iterable[Played], bots: Sequence[str] | None = None) -> Leaderboard:
+    """The standings of `records`; every bot of `bots` appears, with or without games."""
+    standings = Standings(bots or ())
+    for record in records:
+        standings.add(record)
+    return standings.leaderboard()
 
 
 def swiss_standings(
-    records: Sequence[GameRecord], planned: Sequence[Game], bots: Sequence[str], bye_points: float
+    records: Iterable[Played], planned: Sequence[Game], bots: Sequence[str], bye_points: float
+) -> list[SwissRow]:
+    """The Swiss standings of `records` (see `swiss_rows`)."""
+    return swiss_rows(((rec.game, rec.ranks) for rec in records), planned, bots, bye_points)
+
+
+def swiss_rows(
+    results: Iterable[tuple[str, Sequence[int]]],
+    planned: Sequence[Game],
+    bots: Sequence[str],
+    bye_points: float,
 ) -> list[SwissRow]:
     """The Swiss standings the pairing uses (`standings_from` over every finished game of the
-    schedule, byes from `byes_from` worth `bye_points`), ordered by points, then Buchholz (the
-    sum of the opponents' points, once per table shared), then Sonneborn-Berger (the sum over
-    games of each opponent's points times the pairwise score against it, over k-1, so that it
-    adds up the way the points do). Bots equal on all three share a place."""
+    schedule, given as its id and ranks, byes from `byes_from` worth `bye_points`), ordered
+    by points, then Buchholz (the sum of the opponents' points, once per table shared), then
+    Sonneborn-Berger (the sum over games of each opponent's points times the pairwise score
+    against it, over k-1, so that it adds up the way the points do). Bots equal on all three
+    share a place."""
     by_id = {game.id: game for game in planned}
-    finished = [(by_id[rec.game], rec.ranks) for rec in records if rec.game in by_id]
+    finished = [(by_id[game], ranks) for game, ranks in results if game in by_id]
     table = standings_from(finished, byes_from(bots, planned), bye_points=bye_points)
     names = list(bots) + [name for name in table if name not in bots]
     points = {name: table[name].points if name in table else 0.0 for name in names}
@@ -249,9 +402,9 @@ def swiss_standings(
     for name, record in table.items():
         buchholz[name] = sum(count * points[other] for other, count in record.opponents.items())
     sb = dict.fromkeys(names, 0.0)
-    for game, ranks in finished:
+    for game, game_ranks in finished:
         share = 1.0 / (len(game.seats) - 1)
-        for i, j, score in pairwise_results(ranks):
+        for i, j, score in pairwise_results(game_ranks):
             a, b = game.seats[i], game.seats[j]
             if a != b:
                 sb[a] += share * score * points[b]
@@ -280,16 +433,29 @@ def swiss_standings(
 
 
 def results_leaderboard(
-    folder: ResultsDir, records: Sequence[GameRecord] | None = None
+    folder: ResultsDir,
+    standings: Standings | None = None,
+    finished: Mapping[str, Sequence[int]] | None = None,
 ) -> Leaderboard:
-    """The standings of a results folder: `leaderboard` of its games (`records`, if already
-    read), with every bot of its tournament, and for a Swiss tournament its Swiss standings
-    (`swiss_standings`, over the schedule in the folder, byes worth `bye_value`)."""
-    records = folder.records() if records is None else records
+    """The standings of a results folder, with every bot of its tournament, and for a Swiss
+    tournament its Swiss standings (`swiss_rows`, over the schedule in the folder, byes worth
+    `bye_value`). The journal is read once, as summaries, one line at a time, unless the
+    caller already did: `standings` tallied every game of the folder and `finished` holds
+    their ranks by id (as `ResultsDir.finished(standings.add)` reads them, and a run adds
+    the games it plays), so a tournament's run shows its standings without reading again."""
     stored = folder.stored()
-    board = leaderboard(records, stored.bots if stored else None)
-    if stored is not None and stored.config.format == "swiss":
+    swiss = stored is not None and stored.config.format == "swiss"
+    if standings is None:
+        standings = Standings(stored.bots if stored else ())
+        if swiss:
+            finished = folder.finished(standings.add)
+        else:
+            for line in folder.games():
+                standings.add(line.value)
+    board = standings.leaderboard()
+    if stored is not None and swiss:
         c = stored.config
-        swiss = swiss_standings(records, folder.planned(), stored.bots, bye_value(c.seats, c.deals))
-        board = msgspec.structs.replace(board, swiss=swiss)
+        ranks = folder.finished() if finished is None else finished
+        rows = swiss_rows(ranks.items(), folder.planned(), stored.bots, bye_value(c.seats, c.deals))
+        board = msgspec.structs.replace(board, swiss=rows)
     return board

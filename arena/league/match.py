@@ -22,7 +22,7 @@ from arena.league.schedule import deal_seed
 from arena.league.sprt import PAIR_SCORES, Sprt, Status
 from arena.referee.bot import BotSpec
 from arena.referee.game import Connection, RefereeConfig, play_game
-from arena.referee.records import GameRecord
+from arena.referee.records import GameRecord, GameSummary
 
 ORDERS = ("ab", "ba")
 """The two games of a deal: order 0 seats A first, order 1 seats B first."""
@@ -55,14 +55,15 @@ def match_seed(seed: int, deal: int) -> int:
 class MatchState:
     """The running tally: pentanomial counts of pair scores for bot A, its wins, draws and
     losses in the games of those pairs, and the verdict; `played` holds every finished game,
-    counted or not, by (deal, order)."""
+    counted or not, by (deal, order). Games are kept as summaries (no moves, no stderr), so
+    a long match holds little of each."""
 
     sprt: Sprt
     counts: list[int] = field(default_factory=lambda: [0] * len(PAIR_SCORES))
-    games: list[GameRecord] = field(default_factory=list)  # complete pairs before the verdict
+    games: list[GameSummary] = field(default_factory=list)  # complete pairs before the verdict
     status: Status = "continue"
     wdl: list[int] = field(default_factory=lambda: [0, 0, 0])
-    played: dict[tuple[int, int], GameRecord] = field(default_factory=dict)
+    played: dict[tuple[int, int], GameSummary] = field(default_factory=dict)
 
     @property
     def pairs(self) -> int:
@@ -78,13 +79,13 @@ class MatchState:
         the verdict, or a pair with a game the referee could not finish."""
         return len(self.played) - 2 * self.pairs
 
-    def add(self, deal: int, order: int, record: GameRecord) -> bool:
+    def add(self, deal: int, order: int, game: GameRecord | GameSummary) -> bool:
         """Take a finished game; True when it completes a pair that counts (the verdict is
         then updated). Pairs finishing after the verdict, and a pair holding a game with a
         referee error (no result), do not count; a game already taken is ignored."""
         if (deal, order) in self.played:
             return False
-        self.played[(deal, order)] = record
+        record = self.played[(deal, order)] = GameSummary.of(game)
         other = self.played.get((deal, 1 - order))
         if other is None or self.status != "continue":
             return False
@@ -101,7 +102,11 @@ class MatchState:
 
     @classmethod
     def recount(
-        cls, sprt: Sprt, seed: int, names: tuple[str, str], records: Iterable[GameRecord]
+        cls,
+        sprt: Sprt,
+        seed: int,
+        names: tuple[str, str],
+        records: Iterable[GameRecord | GameSummary],
     ) -> MatchState:
         """The state after `records` (a match's journal, in the order the games finished), as
         the run that played them counted it; a game that is not of this match (by its name,
@@ -125,7 +130,7 @@ class MatchState:
         return state
 
 
-def pair_score(first: GameRecord, second: GameRecord) -> float:
+def pair_score(first: GameRecord | GameSummary, second: GameRecord | GameSummary) -> float:
     """Bot A's points over a deal played twice (A in seat 0, then seat 1): 0 to 2."""
     points = 0.0
     for rec, seat in ((first, 0), (second, 1)):
@@ -145,7 +150,7 @@ async def run_match(
     config: RefereeConfig | None = None,
     max_pairs: int = 10_000,
     jobs: int = 2,
-    played: Iterable[GameRecord] = (),
+    played: Iterable[GameRecord | GameSummary] = (),
     on_game: Callable[[GameRecord], None] | None = None,
     on_pair: Callable[[MatchState], None] | None = None,
     on_note: OnNote | None = None,

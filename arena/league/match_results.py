@@ -19,7 +19,7 @@ import msgspec
 from arena.league.config import ConfigError
 from arena.league.results import CONFIG_FILE, LOCK_FILE, OnDamage, ResultsDir
 from arena.referee.bot import BotSpec
-from arena.referee.records import GameRecord
+from arena.referee.records import GameRecord, GameSummary
 
 MATCH_FILE = "sprt.json"
 _NAME = re.compile(r"[A-Za-z0-9._-]+")
@@ -131,8 +131,13 @@ class MatchResults:
         return cls(journal)
 
     def records(self) -> list[GameRecord]:
-        """Every finished game, each once, in the order it finished."""
+        """Every finished game's whole record, each once, in the order it finished."""
         return self._journal.records()
+
+    def games(self) -> list[GameSummary]:
+        """Every finished game as its summary (no moves, no stderr: what a recount needs),
+        each once, in the order it finished."""
+        return [line.value for line in self._journal.games()]
 
     def append(self, record: GameRecord) -> None:
         """Journal a finished game, flushed to disk before it counts."""

@@ -2,7 +2,9 @@
 
 Online K-factor Elo depends on the order games finish in; this fit, like Ordo and BayesElo,
 does not. Many-seat games are decomposed into weighted pairwise results, a weak prior keeps
-every rating finite, and error bars come from the observed Fisher information.
+every rating finite, and error bars come from a robust (sandwich) covariance that takes each
+game as one draw of chance. Results are summed per pair of bots with numpy and Newton's
+method runs on those sums, so a thousand bots and a million results fit in seconds.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ import math
 from collections.abc import Iterable, Sequence
 
 import msgspec
+import numpy as np
+import numpy.typing as npt
 
 ELO_PER_NAT = 400.0 / math.log(10.0)
 """Logistic Elo scale: P(a beats b) = 1 / (1 + 10^((eb - ea) / 400)) = sigmoid((ea - eb) / this)."""
@@ -19,7 +23,15 @@ Z95 = 1.96
 """Normal quantile for the 95% error bars and intervals."""
 
 _MAX_NEWTON_STEPS = 500
-_STEP_TOLERANCE = 1e-10  # in natural units (nats); 1e-10 nats is ~4e-9 Elo
+_STEP_TOLERANCE = 1e-6  # nats (1e-6 is 4e-5 Elo): a full Newton step this small was the last
+# A Newton step under this many machine epsilons of its own rounding noise (the size of the
+# terms of its bot's gradient, over its information) is noise: lopsided data gets no lower.
+_NOISE_STEPS = 1e3 * float(np.finfo(np.float64).eps)
+_MAX_STEP = 2.0  # nats: the longest Newton step taken at once (see `_maximise`)
+_WARM_UP_SWEEPS = 6
+
+Floats = npt.NDArray[np.float64]
+Ints = npt.NDArray[np.int64]
 
 
 class Result(msgspec.Struct, frozen=True):
@@ -29,12 +41,19 @@ class Result(msgspec.Struct, frozen=True):
     `game_results`), so every bot's total weight per game is 1. Unweighted, a 6-seat game
     would count as 5 independent games per bot although it is one noisy outcome, and the
     error bars would be too narrow; with the weight, a game is worth one game to each bot.
+
+    `game` names the game the result came from (any int or str unique to it): the results
+    of one game rise and fall together, and the error bars count them as one draw of chance.
+    Without it (None) a result is taken as a whole two-seat game when its weight is 1; a
+    result of weight other than 1 without it is a piece of a many-seat game whose other
+    pieces are unknown, and its error bar falls back to the model's (see `fit`).
     """
 
     a: str
     b: str
     score: float
     weight: float = 1.0
+    game: int | str | None = None
 
 
 class BotRating(msgspec.Struct, frozen=True):
@@ -50,10 +69,10 @@ class BotRating(msgspec.Struct, frozen=True):
 class RatingTable(msgspec.Struct, frozen=True):
     """Fitted ratings, best first, with the covariance needed for likelihoods of superiority.
 
-    `covariance` (Elo², of the mean-centred ratings), `pair_points` and `pair_games` are
-    indexed in the order of `ratings`. `pair_points[i][j]` is the unweighted sum of the
-    pairwise scores of bot i against bot j (one per game they shared), `pair_games[i][j]` the
-    number of those games.
+    `covariance` (Elo², of the mean-centred ratings; the robust estimate `fit` describes),
+    `pair_points` and `pair_games` are indexed in the order of `ratings`. `pair_points[i][j]`
+    is the unweighted sum of the pairwise scores of bot i against bot j (one per game they
+    shared), `pair_games[i][j]` the number of those games.
     """
 
     ratings: list[BotRating]
@@ -130,10 +149,14 @@ def pairwise_results(ranks: Sequence[int]) -> list[tuple[int, int, float]]:
     return out
 
 
-def game_results(bots: Sequence[str], ranks: Sequence[int]) -> list[Result]:
+def game_results(
+    bots: Sequence[str], ranks: Sequence[int], game: int | str | None = None
+) -> list[Result]:
     """One game (bot name and rank per seat) as weighted `Result`s, weight 1/(seats - 1).
 
     A pair of seats held by the same bot says nothing about its strength and is left out.
+    `game`, a key unique to this game (its index or id), is put on every result, so that the
+    error bars of a many-seat game count its pairs as one game (see `Result`).
     """
     if len(bots) != len(ranks):
         raise ValueError(f"{len(bots)} bots but {len(ranks)} ranks")
@@ -141,7 +164,7 @@ def game_results(bots: Sequence[str], ranks: Sequence[int]) -> list[Result]:
         return []
     weight = 1.0 / (len(bots) - 1)
     return [
-        Result(bots[i], bots[j], score, weight)
+        Result(bots[i], bots[j], score, weight, game)
         for i, j, score in pairwise_results(ranks)
         if bots[i] != bots[j]
     ]
@@ -159,13 +182,23 @@ def fit(results: Iterable[Result], bots: Sequence[str], *, prior_games: float = 
     left out of that mean, or their unknown ratings would widen every bot's error bar; they
     keep the prior's rating, 0 ± about 680 Elo before the shift.
 
-    Error bars: the covariance of θ is the inverse of the observed Fisher information (minus
-    the Hessian of the log-likelihood at the optimum, well defined because the virtual
-    opponent anchors the scale); it is then mapped through the centring θ - mean(θ), so each
-    error (1.96 σ) is relative to the mean of the pool. `games` per bot is the sum of its result
+    Error bars: the robust (sandwich) covariance H⁻¹·V·H⁻¹, where H is the observed Fisher
+    information (minus the Hessian of the log-likelihood and prior at the optimum) and V the
+    observed spread of the score: the sum over games of g·gᵀ, g being a game's gradient of
+    the log-likelihood (all pairs of one `game` key together; a keyless result of weight 1
+    alone). The model's own covariance H⁻¹ assumes each pair's outcome is a coin toss; a
+    draw varies less than that, and the pairs of one many-seat game are not independent, so
+    H⁻¹ made the 95% bars cover 98-100%; the sandwich measures the spread instead. Keyless
+    results of weight other than 1 (pieces of unknown many-seat games) put their expected
+    spread, their information, into V, which is H⁻¹ for them as before. The prior's virtual
+    games add 1/4 each (the most a game can vary), so a bot without games keeps the prior's
+    bar and one whose results are all alike (tiny residuals) does not get a falsely narrow
+    one. The covariance is then mapped through the centring θ - mean(θ), so each error
+    (1.96 σ) is relative to the mean of the pool. `games` per bot is the sum of its result
     weights, which is the number of games when they come from `game_results`.
 
-    Sums are exact (math.fsum), so the table does not depend on the order of the results.
+    Every sum over the results is exact (`_exact_sums`), so the table does not depend on the
+    order of the results, not even in the last bit.
     """
     if not prior_games > 0.0 or math.isinf(prior_games):
         raise ValueError(f"prior_games must be positive and finite, not {prior_games}")
@@ -173,205 +206,382 @@ def fit(results: Iterable[Result], bots: Sequence[str], *, prior_games: float = 
     if len(index) != len(bots):
         raise ValueError("bot names must be unique")
     n = len(bots)
-    data = _Tally(n)
-    for result in results:
-        for name in (result.a, result.b):
-            if name not in index:
-                raise ValueError(f"result for unknown bot {name!r}")
-        if not 0.0 <= result.score <= 1.0:
-            raise ValueError(f"score must be within 0..1, not {result.score}")
-        if not 0.0 <= result.weight < math.inf:
-            raise ValueError(f"weight must be non-negative and finite, not {result.weight}")
-        if result.a != result.b:
-            data.add(index[result.a], index[result.b], result.score, result.weight)
-    weights, points = data.matrices()
+    data = _Data.of(results if isinstance(results, list | tuple) else list(results), index)
+    pairs = _Pairs.of(data, n)
 
-    bot_weight = [math.fsum(w) for w in data.bot_weight]
-    played = [i for i in range(n) if bot_weight[i] > 0.0]
-    pool = played or list(range(n))
-    theta = _maximise(weights, points, prior_games)
-    cov = _centred(_inverse(_information(theta, weights, prior_games)), pool)
-    mean = math.fsum(theta[i] for i in pool) / len(pool) if pool else 0.0
-    elo = [(t - mean) * ELO_PER_NAT for t in theta]
+    bot_weight = _per_bot(n, pairs.i, pairs.weight, pairs.j, pairs.weight)
+    bot_points = _per_bot(n, pairs.i, pairs.points_i, pairs.j, pairs.points_j)
+    played = np.flatnonzero(bot_weight > 0.0)
+    pool = played if played.size else np.arange(n)
+    theta = _maximise(pairs, prior_games)
+    information = _information(theta, pairs, prior_games)
+    cov = _centred(_sandwich(information, _spread(theta, data, pairs, prior_games)), pool)
+    mean = float(theta[pool].mean()) if pool.size else 0.0
+    elo = (theta - mean) * ELO_PER_NAT
+    score = np.divide(bot_points, bot_weight, out=np.full(n, 0.5), where=bot_weight > 0.0)
+    error = Z95 * ELO_PER_NAT * np.sqrt(np.maximum(np.diagonal(cov), 0.0))
 
-    bot_score = [
-        math.fsum(s) / total if total > 0.0 else 0.5
-        for s, total in zip(data.bot_points, bot_weight, strict=True)
-    ]
     order = sorted(range(n), key=lambda i: -elo[i])
-    scale2 = ELO_PER_NAT**2
+    rows = np.array(order, dtype=np.int64)
+    points = np.zeros((n, n))
+    points[pairs.i, pairs.j] = pairs.raw_i
+    points[pairs.j, pairs.i] = pairs.raw_j
+    counts = np.zeros((n, n), dtype=np.int64)
+    counts[pairs.i, pairs.j] = pairs.games
+    counts[pairs.j, pairs.i] = pairs.games
+    mesh = np.ix_(rows, rows)
     return RatingTable(
         ratings=[
             BotRating(
                 name=bots[i],
-                elo=elo[i],
-                error=Z95 * ELO_PER_NAT * math.sqrt(max(cov[i][i], 0.0)),
-                games=round(bot_weight[i]),
-                score=bot_score[i],
+                elo=float(elo[i]),
+                error=float(error[i]),
+                games=round(float(bot_weight[i])),
+                score=float(score[i]),
             )
             for i in order
         ],
-        covariance=[[cov[i][j] * scale2 for j in order] for i in order],
-        pair_points=[[math.fsum(data.raw_points[i][j]) for j in order] for i in order],
-        pair_games=[[data.raw_games[i][j] for j in order] for i in order],
+        covariance=(cov[mesh] * ELO_PER_NAT**2).tolist(),
+        pair_points=points[mesh].tolist(),
+        pair_games=counts[mesh].tolist(),
     )
 
 
-class _Tally:
-    """Per-pair and per-bot term lists, summed exactly once all results are in."""
-
-    def __init__(self, n: int) -> None:
-        self.n = n
-        self.weight: list[list[list[float]]] = [[[] for _ in range(n)] for _ in range(n)]
-        self.points: list[list[list[float]]] = [[[] for _ in range(n)] for _ in range(n)]
-        self.raw_points: list[list[list[float]]] = [[[] for _ in range(n)] for _ in range(n)]
-        self.raw_games = [[0] * n for _ in range(n)]
-        self.bot_weight: list[list[float]] = [[] for _ in range(n)]
-        self.bot_points: list[list[float]] = [[] for _ in range(n)]
-
-    def add(self, a: int, b: int, score: float, weight: float) -> None:
-        for me, other, mine in ((a, b, score), (b, a, 1.0 - score)):
-            self.weight[me][other].append(weight)
-            self.points[me][other].append(weight * mine)
-            self.raw_points[me][other].append(mine)
-            self.raw_games[me][other] += 1
-            self.bot_weight[me].append(weight)
-            self.bot_points[me].append(weight * mine)
-
-    def matrices(self) -> tuple[list[list[float]], list[list[float]]]:
-        """Total weight W[i][j] of games between i and j, and weighted points S[i][j] of i."""
-        weights = [[math.fsum(cell) for cell in row] for row in self.weight]
-        points = [[math.fsum(cell) for cell in row] for row in self.points]
-        return weights, points
+_ALONE, _PIECE, _TOGETHER = 0, 1, 2
+"""How a result enters the spread V (see `_spread`): a whole game by itself, a piece of an
+unknown many-seat game, or one of the results of a game named by its key."""
 
 
-def _log_sigmoid(x: float) -> float:
-    """log(1 / (1 + e^-x)) without overflow."""
-    if x >= 0.0:
-        return -math.log1p(math.exp(-x))
-    return x - math.log1p(math.exp(x))
+class _Data(msgspec.Struct, frozen=True):
+    """The results as columns, each pair oriented i < j (j's score is 1 - score).
+
+    `role` is `_ALONE`, `_PIECE` or `_TOGETHER`; `game` numbers the game of each result
+    (-1: none) in order of first appearance.
+    """
+
+    i: Ints
+    j: Ints
+    score: Floats
+    weight: Floats
+    role: Ints
+    game: Ints
+
+    @classmethod
+    def of(cls, results: Sequence[Result], index: dict[str, int]) -> _Data:
+        try:
+            a = np.array([index[r.a] for r in results], dtype=np.int64)
+            b = np.array([index[r.b] for r in results], dtype=np.int64)
+        except KeyError as missing:
+            raise ValueError(f"result for unknown bot {missing.args[0]!r}") from None
+        score = np.array([r.score for r in results], dtype=np.float64)
+        weight = np.array([r.weight for r in results], dtype=np.float64)
+        bad = ~((score >= 0.0) & (score <= 1.0))
+        if bad.any():
+            raise ValueError(f"score must be within 0..1, not {score[bad][0]}")
+        bad = ~((weight >= 0.0) & (weight < math.inf))
+        if bad.any():
+            raise ValueError(f"weight must be non-negative and finite, not {weight[bad][0]}")
+        game = _games([r.game for r in results])
+        keep = a != b  # a bot against itself says nothing
+        a, b, score, weight, game = a[keep], b[keep], score[keep], weight[keep], game[keep]
+        swap = a > b
+        keyless = game < 0
+        size = np.bincount(game[~keyless], minlength=1)[np.maximum(game, 0)]
+        alone = np.where(keyless, weight == 1.0, size == 1)
+        return cls(
+            i=np.where(swap, b, a),
+            j=np.where(swap, a, b),
+            score=np.where(swap, 1.0 - score, score),
+            weight=weight,
+            role=np.where(alone, _ALONE, np.where(keyless, _PIECE, _TOGETHER)),
+            game=game,
+        )
 
 
-def _sigmoid(x: float) -> float:
-    if x >= 0.0:
-        return 1.0 / (1.0 + math.exp(-x))
-    e = math.exp(x)
-    return e / (1.0 + e)
+def _games(keys: list[int | str | None]) -> Ints:
+    """Each result's game as a number (-1 for none), numbered in order of first appearance."""
+    if keys.count(None) == len(keys):
+        return np.full(len(keys), -1, dtype=np.int64)
+    named = (key for key in dict.fromkeys(keys) if key is not None)
+    numbers: dict[int | str | None, int] = {key: number for number, key in enumerate(named)}
+    numbers[None] = -1
+    return np.array([numbers[key] for key in keys], dtype=np.int64)
 
 
-def _log_likelihood(
-    theta: list[float], weights: list[list[float]], points: list[list[float]], prior: float
-) -> float:
-    n = len(theta)
-    terms: list[float] = []
-    for i in range(n):
-        terms.append(0.5 * prior * (_log_sigmoid(theta[i]) + _log_sigmoid(-theta[i])))
-        for j in range(i + 1, n):
-            if weights[i][j] > 0.0:
-                d = theta[i] - theta[j]
-                terms.append(points[i][j] * _log_sigmoid(d) + points[j][i] * _log_sigmoid(-d))
-    return math.fsum(terms)
+class _Pairs(msgspec.Struct, frozen=True):
+    """The results summed per pair of bots i < j that met, pairs in order of i·n + j;
+    `of_result` is the position here of each result's pair."""
+
+    n: int
+    i: Ints
+    j: Ints
+    weight: Floats  # total weight
+    points_i: Floats  # weighted points of i; of j in points_j
+    points_j: Floats
+    raw_i: Floats  # unweighted points of i; of j in raw_j
+    raw_j: Floats
+    games: Ints
+    of_result: Ints
+
+    @classmethod
+    def of(cls, data: _Data, n: int) -> _Pairs:
+        key = data.i * n + data.j
+        games = np.bincount(key, minlength=n * n)
+        met = np.flatnonzero(games)
+        position = np.cumsum(games > 0) - 1
+        pair = position[key]
+        w, s = data.weight, data.score
+
+        def sums(values: Floats) -> Floats:
+            return _exact_sums(pair, values, met.size)
+
+        i, j = np.divmod(met, max(n, 1))
+        return cls(
+            n=n,
+            i=i,
+            j=j,
+            weight=sums(w),
+            points_i=sums(w * s),
+            points_j=sums(w * (1.0 - s)),
+            raw_i=sums(s),
+            raw_j=sums(1.0 - s),
+            games=games[met],
+            of_result=pair,
+        )
 
 
-def _gradient(
-    theta: list[float], weights: list[list[float]], points: list[list[float]], prior: float
-) -> list[float]:
-    n = len(theta)
-    grad = [prior * (0.5 - _sigmoid(t)) for t in theta]
-    for i in range(n):
-        for j in range(i + 1, n):
-            if weights[i][j] > 0.0:
-                g = points[i][j] - weights[i][j] * _sigmoid(theta[i] - theta[j])
-                grad[i] += g
-                grad[j] -= g
-    return grad
+def _exact_sums(index: Ints, values: Floats, size: int) -> Floats:
+    """out[k] = the sum of values[index == k], the same whatever the order of the values.
+
+    Float addition is not associative, so a plain sum depends on the order of the results.
+    Each value is cut into up to three integer parts on a fixed grid, each part small enough
+    that any sum of them is an integer under 2^52, exact in float64 in any order; the sums
+    are then put together. The grid is 2^-96 of the largest value for a million values (what
+    is cut off is far below float64's own rounding of the total). Values on a coarse grid
+    (scores of 0, 1/2 and 1) need one part only.
+    """
+    out = np.zeros(size)
+    largest = max(float(values.max()), -float(values.min())) if values.size else 0.0
+    if largest == 0.0:
+        return out
+    bits = 52 - values.size.bit_length()  # per part: a count of parts this wide stays < 2^52
+    shift = bits - math.frexp(largest)[1]  # |values|·2^shift < 2^bits
+    x = _times_two_to(values.copy(), shift)
+    whole = np.empty_like(x)
+    for part in range(3):
+        np.modf(x, out=(x, whole))  # x keeps the rest, of its sign: both exact
+        out += _times_two_to(_sum_by(index, whole, size), -shift - part * bits)
+        if not x.any():
+            break
+        _times_two_to(x, bits)
+    return out
 
 
-def _information(theta: list[float], weights: list[list[float]], prior: float) -> list[list[float]]:
+def _times_two_to(x: Floats, power: int) -> Floats:
+    """x·2^power in place, exact: a multiplication, or np.ldexp where 2^power is no float."""
+    if abs(power) < 1000:
+        x *= math.ldexp(1.0, power)
+    else:
+        np.ldexp(x, power, out=x)
+    return x
+
+
+def _per_bot(n: int, i: Ints, x: Floats, j: Ints, y: Floats) -> Floats:
+    """Per bot: the sum of x over the pairs where it is i and of y where it is j."""
+    return _sum_by(i, x, n) + _sum_by(j, y, n)
+
+
+def _sum_by(index: Ints, values: Floats, size: int) -> Floats:
+    """out[k] = the sum of values[index == k], taken in array order (np.bincount, typed)."""
+    return np.asarray(np.bincount(index, values, minlength=size), dtype=np.float64)
+
+
+def _sigmoids(x: Floats) -> tuple[Floats, Floats]:
+    """(σ(x), σ(-x)), σ(x) = 1 / (1 + e^-x): one exponential for both, each accurate near 0."""
+    e = np.exp(-np.abs(x))
+    big = 1.0 / (1.0 + e)
+    small = e * big
+    up = x >= 0.0
+    return np.where(up, big, small), np.where(up, small, big)
+
+
+def _log_likelihood(theta: Floats, pairs: _Pairs, prior: float) -> float:
+    """Σ over pairs of points_i·log σ(d) + points_j·log σ(-d), d = θi - θj, and the prior's.
+
+    log σ(±d) = min(±d, 0) - log(1 + e^-|d|): one logarithm per pair, no overflow.
+    """
+    d = theta[pairs.i] - theta[pairs.j]
+    soft = np.log1p(np.exp(-np.abs(d)))
+    data = (
+        pairs.points_i @ np.minimum(d, 0.0)
+        - pairs.points_j @ np.maximum(d, 0.0)
+        - (pairs.points_i + pairs.points_j) @ soft
+    )
+    virtual = np.sum(np.abs(theta) + 2.0 * np.log1p(np.exp(-np.abs(theta))))
+    return float(data) - 0.5 * prior * float(virtual)
+
+
+def _information(theta: Floats, pairs: _Pairs, prior: float) -> Floats:
     """Observed Fisher information: minus the Hessian of the log-likelihood (positive definite)."""
-    n = len(theta)
-    info = [[0.0] * n for _ in range(n)]
-    for i in range(n):
-        p = _sigmoid(theta[i])
-        info[i][i] += prior * p * (1.0 - p)
-        for j in range(i + 1, n):
-            if weights[i][j] > 0.0:
-                p = _sigmoid(theta[i] - theta[j])
-                h = weights[i][j] * p * (1.0 - p)
-                info[i][i] += h
-                info[j][j] += h
-                info[i][j] -= h
-                info[j][i] -= h
+    p, q = _sigmoids(theta[pairs.i] - theta[pairs.j])
+    t, u = _sigmoids(theta)
+    info = _laplacian(pairs.n, pairs.i, pairs.j, pairs.weight * p * q)
+    info[np.diag_indices(pairs.n)] += prior * t * u
     return info
 
 
-def _maximise(weights: list[list[float]], points: list[list[float]], prior: float) -> list[float]:
-    """Newton–Raphson with step halving; the log-likelihood is strictly concave, so it converges."""
-    theta = [0.0] * len(weights)
-    current = _log_likelihood(theta, weights, points, prior)
+def _laplacian(n: int, i: Ints, j: Ints, h: Floats) -> Floats:
+    """Σ over pairs of h·(e_i - e_j)(e_i - e_j)ᵀ, as a dense matrix (each pair once)."""
+    out = np.zeros((n, n))
+    out[i, j] = -h
+    out[j, i] = -h
+    out[np.diag_indices(n)] = _per_bot(n, i, h, j, h)
+    return out
+
+
+def _maximise(pairs: _Pairs, prior: float) -> Floats:
+    """Newton–Raphson with step halving; the log-likelihood is strictly concave, so it converges.
+
+    It starts from each bot's own score (as if all the others were rated 0), brought closer
+    by `_warm_up`, as each step here costs a dense solve, O(n³). Steps are capped at 2 nats
+    (350 Elo): where a lopsided result leaves a rating on the flat tail of the sigmoid, the
+    curvature is tiny and a full step would fly off. Each bot's gradient is a sum of
+    non-negative terms minus others (points_i·σ(-d) - points_j·σ(d)), so its rounding noise
+    shrinks with its curvature. It stops after a full step under 1e-6 nats (Newton converges
+    quadratically: what is left is about its square, 1e-12) or under the rounding noise of
+    its bot's gradient, or when no step improves the log-likelihood.
+    """
+    n, i, j = pairs.n, pairs.i, pairs.j
+    played = _per_bot(n, i, pairs.weight, j, pairs.weight) + prior
+    won = _per_bot(n, i, pairs.points_i, j, pairs.points_j) + 0.5 * prior
+    theta = np.log(won) - np.log(played - won)  # each bot's score, as if all others were 0
+    current = _log_likelihood(theta, pairs, prior)
+    warm = _warm_up(theta, pairs, prior)
+    value = _log_likelihood(warm, pairs, prior)
+    if value > current:
+        theta, current = warm, value
     for _ in range(_MAX_NEWTON_STEPS):
-        step = _solve(_information(theta, weights, prior), _gradient(theta, weights, points, prior))
-        if max((abs(s) for s in step), default=0.0) < _STEP_TOLERANCE:
-            return theta
+        p, q = _sigmoids(theta[i] - theta[j])
+        t, u = _sigmoids(theta)
+        pull = pairs.points_i * q - pairs.points_j * p  # to i's gradient, and minus it to j's
+        size = pairs.points_i * q + pairs.points_j * p  # the same terms, in size
+        grad = 0.5 * prior * (u - t) + _per_bot(n, i, pull, j, -pull)
+        info = _laplacian(n, i, j, pairs.weight * p * q)
+        info[np.diag_indices(n)] += prior * t * u
+        step = np.linalg.solve(info, grad).astype(np.float64, copy=False)
+        longest = float(np.max(np.abs(step), initial=0.0))
+        if longest > _MAX_STEP:
+            step = step * (_MAX_STEP / longest)
+        terms = 0.5 * prior * (u + t) + _per_bot(n, i, size, j, size)
+        tolerance = _STEP_TOLERANCE + _NOISE_STEPS * terms / np.diagonal(info)
         slack = 1e-12 * (1.0 + abs(current))  # rounding noise in the log-likelihood
         scale = 1.0
         while True:
-            trial = [t + scale * s for t, s in zip(theta, step, strict=True)]
-            value = _log_likelihood(trial, weights, points, prior)
+            trial: Floats = theta + scale * step
+            value = _log_likelihood(trial, pairs, prior)
             if value >= current - slack:
                 break
             scale *= 0.5
             if scale < 1e-12:
                 return theta  # no step improves: at the optimum up to rounding
+        if scale == 1.0 and longest <= _MAX_STEP and np.all(np.abs(step) <= tolerance):
+            return trial
         theta, current = trial, max(current, value)
     raise ArithmeticError("rating fit did not converge")
 
 
-def _cholesky(a: list[list[float]]) -> list[list[float]]:
-    """Lower-triangular L with L·Lᵀ = a, for a symmetric positive definite matrix."""
-    n = len(a)
-    low = [[0.0] * n for _ in range(n)]
-    for i in range(n):
-        for j in range(i + 1):
-            s = a[i][j] - math.fsum(low[i][k] * low[j][k] for k in range(j))
-            if i == j:
-                if s <= 0.0:
-                    raise ArithmeticError("information matrix is not positive definite")
-                low[i][i] = math.sqrt(s)
-            else:
-                low[i][j] = s / low[j][j]
-    return low
+def _warm_up(theta: Floats, pairs: _Pairs, prior: float) -> Floats:
+    """A few sweeps of every bot's own Newton step, the others held still (Jacobi), capped.
+
+    Each is a cheap pass over the pairs, and on a large pool they leave two dense Newton
+    steps to take instead of four; `_maximise` keeps them only if they raised the
+    log-likelihood (on a lopsided pool they can overshoot).
+    """
+    n, i, j = pairs.n, pairs.i, pairs.j
+    for _ in range(_WARM_UP_SWEEPS):
+        p, q = _sigmoids(theta[i] - theta[j])
+        t, u = _sigmoids(theta)
+        pull = pairs.points_i * q - pairs.points_j * p
+        grad = 0.5 * prior * (u - t) + _per_bot(n, i, pull, j, -pull)
+        h = pairs.weight * p * q
+        curvature = _per_bot(n, i, h, j, h) + prior * t * u
+        theta = theta + np.clip(grad / curvature, -_MAX_STEP, _MAX_STEP)
+    return theta
 
 
-def _cholesky_solve(low: list[list[float]], b: list[float]) -> list[float]:
-    n = len(b)
-    y = [0.0] * n
-    for i in range(n):
-        y[i] = (b[i] - math.fsum(low[i][k] * y[k] for k in range(i))) / low[i][i]
-    x = [0.0] * n
-    for i in reversed(range(n)):
-        x[i] = (y[i] - math.fsum(low[k][i] * x[k] for k in range(i + 1, n))) / low[i][i]
-    return x
+def _spread(theta: Floats, data: _Data, pairs: _Pairs, prior: float) -> Floats:
+    """V: the sum over games of g·gᵀ, g a game's gradient of the log-likelihood at theta.
+
+    A result alone in its game adds its residual squared along its pair; a piece of an
+    unknown game its expected square, its information w·p·(1 - p); the results of a named
+    game their summed gradient's outer product; each virtual game of the prior 1/4. Every
+    sum is exact (`_exact_sums`), so V does not depend on the order of the results either.
+    """
+    n = pairs.n
+    p, q = _sigmoids(theta[data.i] - theta[data.j])
+    residual = data.weight * (data.score - p)
+    pair, count = pairs.of_result, pairs.i.size
+    alone, piece = data.role == _ALONE, data.role == _PIECE
+    along = _exact_sums(pair[alone], residual[alone] ** 2, count)
+    along += _exact_sums(pair[piece], (data.weight * p * q)[piece], count)
+    spread = _laplacian(n, pairs.i, pairs.j, along)
+    together = data.role == _TOGETHER
+    if together.any():
+        spread += _games_spread(
+            n, data.game[together], data.i[together], data.j[together], residual[together]
+        )
+    spread[np.diag_indices(n)] += 0.25 * prior
+    return spread
 
 
-def _solve(a: list[list[float]], b: list[float]) -> list[float]:
-    return _cholesky_solve(_cholesky(a), b)
+def _games_spread(n: int, game: Ints, i: Ints, j: Ints, residual: Floats) -> Floats:
+    """Σ over games of g·gᵀ, g[i] += residual and g[j] -= residual for each result."""
+    entry = np.concatenate((game * n + i, game * n + j))  # (game, bot)
+    value = np.concatenate((residual, -residual))
+    order = _stable_order(entry, int(game.max() + 1) * n)
+    entry, value = entry[order], value[order]
+    first = np.diff(entry, prepend=-1) != 0
+    g = _exact_sums(np.cumsum(first) - 1, value, int(first.sum()))  # per (game, bot)
+    game_of, bot = np.divmod(entry[first], n)  # each game's bots are together, in order
+    starts = np.flatnonzero(np.diff(game_of, prepend=-1))
+    size = np.diff(np.append(starts, game_of.size))
+    cells: list[Ints] = []
+    terms: list[Floats] = []
+    for m in np.unique(size).tolist():
+        rows = starts[size == m][:, None] + np.arange(m)
+        bots, grads = bot[rows], g[rows]
+        up, right = np.triu_indices(m)
+        cells.append((bots[:, up] * n + bots[:, right]).ravel())
+        terms.append((grads[:, up] * grads[:, right]).ravel())
+    upper = _exact_sums(np.concatenate(cells), np.concatenate(terms), n * n).reshape(n, n)
+    return upper + upper.T - np.diag(np.diagonal(upper))
 
 
-def _inverse(a: list[list[float]]) -> list[list[float]]:
-    n = len(a)
-    if n == 0:
-        return []
-    low = _cholesky(a)
-    columns = [_cholesky_solve(low, [float(i == j) for i in range(n)]) for j in range(n)]
-    return [[columns[j][i] for j in range(n)] for i in range(n)]
+def _stable_order(keys: Ints, bound: int) -> Ints:
+    """np.argsort(keys, kind="stable") for keys in 0..bound-1, faster: with each position
+    packed into the low digits of its key, numpy's plain sort of int64 does it (argsort of
+    a million keys is several times slower)."""
+    count = keys.size
+    if bound * max(count, 1) >= 2**63:
+        return np.argsort(keys, kind="stable")
+    packed = np.sort(keys * count + np.arange(count, dtype=np.int64))
+    return packed % count
 
 
-def _centred(cov: list[list[float]], pool: list[int]) -> list[list[float]]:
+def _sandwich(information: Floats, spread: Floats) -> Floats:
+    """H⁻¹·V·H⁻¹, made exactly symmetric."""
+    if information.size == 0:
+        return information
+    inverse = np.linalg.inv(information)
+    cov: Floats = inverse @ spread @ inverse
+    return 0.5 * (cov + cov.T)
+
+
+def _centred(cov: Floats, pool: Ints) -> Floats:
     """Covariance of θ - mean(θ over pool): C·Σ·Cᵀ with C = I - 1·mᵀ, m the pool's mean weights."""
-    n = len(cov)
-    if not pool:
+    if not pool.size:
         return cov
-    v = [math.fsum(cov[i][k] for k in pool) / len(pool) for i in range(n)]
-    total = math.fsum(v[k] for k in pool) / len(pool)
-    return [[cov[i][j] - v[i] - v[j] + total for j in range(n)] for i in range(n)]
+    v = cov[:, pool].mean(axis=1)
+    total = float(v[pool].mean())
+    centred: Floats = cov - v[:, None] - v[None, :] + total
+    return centred

@@ -9,6 +9,12 @@ empties the folder while holding it). Damaged lines of the journal or the schedu
 out by every reader; the run holding the folder also sets them aside in a file beside
 (`games.damaged.jsonl`, `schedule.damaged.jsonl`) and rewrites the file without them, so the
 game they held is played again and the schedule derived again from the seed.
+
+The journal is read as a stream, a line at a time, and as summaries (`GameSummary`: who sat
+where, the result, the faults; not the moves nor the stderr) wherever whole records are not
+needed: standings, a resume and its progress read a journal of a million games once, in
+little memory (`games`, `finished`). Folders written before read the same: the format of a
+line is unchanged.
 """
 
 from __future__ import annotations
@@ -16,10 +22,10 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Protocol, TypeVar
 
 import msgspec
 from msgspec.structs import replace
@@ -29,11 +35,14 @@ from arena.league.schedule import Game
 from arena.referee.records import (
     DamagedLine,
     GameRecord,
+    GameSummary,
+    Line,
     append_lines,
     append_record,
     drop_lines,
     holds,
     read_lines,
+    read_summary_lines,
     set_aside,
     storage_error,
 )
@@ -100,6 +109,20 @@ class Damage:
 
 
 OnDamage = Callable[[Damage], None]
+
+
+class _Journaled(Protocol):
+    """A game as the journal holds it: a whole record or its summary, named by its id."""
+
+    @property
+    def game(self) -> str: ...
+
+
+G = TypeVar("G", bound=_Journaled)
+
+
+def _record_lines(path: Path, damaged: list[DamagedLine]) -> Iterator[Line[GameRecord]]:
+    return read_lines(path, GameRecord, damaged)
 
 
 class ResultsDir:
@@ -245,48 +268,98 @@ class ResultsDir:
                 "unknown; pass --fresh to discard them and start over"
             ) from None
 
-    def records(self) -> list[GameRecord]:
-        """Every finished game, in the order it finished: each game once (a second record of
-        a game, as two runs at once wrote before runs were locked, counts as damaged)."""
-        if not self.games_file.exists():
-            return []
-        damaged: list[DamagedLine] = []
-        twice: list[DamagedLine] = []
-        first: dict[str, int] = {}  # the line of each game's record
-        records = []
-        for line in read_lines(self.games_file, GameRecord, damaged):
-            game = line.value.game
-            if game and game in first:
-                reason = f"a second record of game {game} (the first is line {first[game]})"
-                twice.append(DamagedLine(line.number, reason, line.data))
-                continue
-            first[game] = line.number
-            records.append(line.value)
-        self._repair(self.games_file, damaged, "not a game record", twice)
-        return records
+    def games(self) -> Iterator[Line[GameSummary]]:
+        """Every finished game as its summary (`GameSummary`: no moves, no stderr), with its
+        line's number and bytes, in the order it finished, read as a stream: one line in
+        memory at a time. Each game comes once (a second record of a game, as two runs at
+        once wrote before runs were locked, counts as damaged). The damaged lines are
+        reported once the last line is read (and first set aside by a run holding the
+        folder), so read to the end."""
+        return self._journal(read_summary_lines)
 
-    def finished(self) -> dict[str, GameRecord]:
-        return {r.game: r for r in self.records()}
+    def records(self) -> list[GameRecord]:
+        """Every finished game's whole record, in the order it finished, each game once (as
+        `games` reads them). This holds every move of every game in memory: for a few games
+        (tests, a short match); standings, resumes and progress read `games` or `finished`."""
+        return [line.value for line in self._journal(_record_lines)]
+
+    def finished(
+        self, each: Callable[[GameSummary], None] | None = None
+    ) -> dict[str, tuple[int, ...]]:
+        """The ranks of every finished game by its id, in the order the games finished: what a
+        resume needs (which games are done; Swiss pairs on the ranks), from one read of the
+        journal as summaries. `each` hears every game's summary as it is read, so standings
+        can be tallied in the same read."""
+        shared: dict[tuple[int, ...], tuple[int, ...]] = {}  # one tuple per distinct result
+        ranks: dict[str, tuple[int, ...]] = {}
+        for line in self.games():
+            game = line.value
+            ranks[game.game] = shared.setdefault(key := tuple(game.ranks), key)
+            if each is not None:
+                each(game)
+        return ranks
+
+    def _journal(
+        self, read: Callable[[Path, list[DamagedLine]], Iterator[Line[G]]]
+    ) -> Iterator[Line[G]]:
+        """The journal's good lines as `read` decodes them, each game once, then its damage
+        reported (and repaired by a run holding the folder)."""
+        if not self.games_file.exists():
+            return
+        damaged: list[DamagedLine] = []
+        doubles: list[tuple[int, bytes, str]] = []  # a second record: its line, bytes and game
+        seen: set[str] = set()
+        for line in read(self.games_file, damaged):
+            game = line.value.game
+            if game in seen and game:
+                doubles.append((line.number, line.data, game))
+                continue
+            seen.add(game)
+            yield line
+        twice = []
+        if doubles:  # where each first record is: found again, rather than kept for every game
+            first: dict[str, int] = {}
+            games = {game for _, _, game in doubles}
+            for line in read(self.games_file, []):
+                if line.value.game in games:
+                    first.setdefault(line.value.game, line.number)
+            for number, data, game in doubles:
+                reason = f"a second record of game {game} (the first is line {first[game]})"
+                twice.append(DamagedLine(number, reason, data))
+        self._repair(self.games_file, damaged, "not a game record", twice)
 
     def append(self, record: GameRecord) -> None:
         append_record(self.games_file, record)
 
     def planned(self) -> list[Game]:
         """Every game in the schedule file, in the order planned."""
-        if not self.schedule_file.exists():
-            return []
-        damaged: list[DamagedLine] = []
-        games = [line.value for line in read_lines(self.schedule_file, Game, damaged)]
-        self._repair(self.schedule_file, damaged, "not a planned game")
-        return games
+        return [line.value for line in self._schedule()]
 
     def plan(self, games: list[Game]) -> None:
-        """Write planned games to the schedule file (each once, in order)."""
-        known = {g.id for g in self.planned()}
-        new = [g for g in games if g.id not in known]
+        """Write planned games to the schedule file (each once, in order). The file is read
+        along `games`: while it lists them in their order (a resume plans the same games
+        again) nothing is kept; only the ids of other lines are."""
+        matched = 0  # games[:matched] are the file's first good lines, in order
+        others: set[str] = set()
+        for line in self._schedule():
+            planned = line.value.id
+            if matched < len(games) and games[matched].id == planned:
+                matched += 1
+            else:
+                others.add(planned)
+        new = [g for g in games[matched:] if g.id not in others]
         if new:
             data = b"".join(msgspec.json.encode(g) + b"\n" for g in new)
             append_lines(self.schedule_file, data, holds(Game))
+
+    def _schedule(self) -> Iterator[Line[Game]]:
+        """The schedule file's good lines, read as a stream, then its damage reported (and
+        repaired by a run holding the folder)."""
+        if not self.schedule_file.exists():
+            return
+        damaged: list[DamagedLine] = []
+        yield from read_lines(self.schedule_file, Game, damaged)
+        self._repair(self.schedule_file, damaged, "not a planned game")
 
     def _repair(
         self, file: Path, damaged: list[DamagedLine], what: str, twice: Sequence[DamagedLine] = ()

@@ -8,8 +8,9 @@ lost or played twice.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import overload
 
 import msgspec
 
@@ -39,18 +40,53 @@ def schedule_of(t: Tournament) -> Schedule:
     return schedule_for(t.config, [b.name for b in t.bots])
 
 
+class _Planned(Sequence[Game]):
+    """The games of the schedule file, read when first asked for: a Swiss round is paired from
+    them, while a fixed schedule (round robin, gauntlet) knows its games and never asks, so a
+    million planned games are not read back to be ignored."""
+
+    def __init__(self, results: ResultsDir) -> None:
+        self._results = results
+        self._games: list[Game] | None = None
+
+    def _read(self) -> list[Game]:
+        if self._games is None:
+            self._games = self._results.planned()
+        return self._games
+
+    def __len__(self) -> int:
+        return len(self._read())
+
+    @overload
+    def __getitem__(self, index: int) -> Game: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Game]: ...
+    def __getitem__(self, index: int | slice) -> Game | Sequence[Game]:
+        return self._read()[index]
+
+    def __iter__(self) -> Iterator[Game]:
+        return iter(self._read())
+
+
 async def run_tournament(
     t: Tournament,
     results: ResultsDir,
     on_game: OnGame | None = None,
     on_note: OnNote | None = None,
-) -> list[GameRecord]:
-    """Play every game of the tournament not yet in `results`; return all records.
-    `on_note` hears, once, that fewer games run at once than asked, and why."""
+    *,
+    finished: dict[str, tuple[int, ...]] | None = None,
+    schedule: Schedule | None = None,
+) -> Progress:
+    """Play every game of the tournament not yet in `results`; return how many are done of
+    how many planned. `finished` holds the ranks of the games already journaled, by id, as
+    `results.finished()` reads them (read here when not given, so a caller that tallies
+    standings in the same read passes its own); every game played is added to it. `schedule`
+    is `schedule_of(t)`, when the caller already made it. `on_game` hears each game once it
+    is journaled; `on_note` hears, once, that fewer games run at once than asked, and why."""
     c = t.config
-    schedule = schedule_of(t)
+    schedule = schedule_of(t) if schedule is None else schedule
     pool = GamePool(t.jobs, c.seats, on_note)
-    ranks = {game: record.ranks for game, record in results.finished().items()}
+    ranks = results.finished() if finished is None else finished
     progress = Progress(done=len(ranks), total=schedule.total(), rounds=max(schedule.rounds))
     specs = {b.name: b for b in t.bots}
     # Every deal is played again in other seats, so game_over keeps the seed; no bot may
@@ -71,15 +107,15 @@ async def run_tournament(
 
     def done(game: Game, record: GameRecord) -> None:
         results.append(record)  # journaled before it counts
-        ranks[game.id] = record.ranks
+        ranks[game.id] = tuple(record.ranks)
         progress.done += 1
         if on_game is not None:
             on_game(record, progress)
 
     for number in schedule.rounds:
         # A round is planned from the rounds before it, all finished and journaled.
-        games = schedule.plan(number, results.planned(), ranks)
+        games = schedule.plan(number, _Planned(results), ranks)
         results.plan(games)
         progress.round = number
         await pool.run([g for g in games if g.id not in ranks], play, done)
-    return results.records()
+    return progress

@@ -87,10 +87,76 @@ class GameRecord(msgspec.Struct, frozen=True):
     error: str | None = None
 
 
+class GameSummary(msgspec.Struct, frozen=True):
+    """What standings, a resume and progress need of a game record: who sat where, the
+    result and the faults, without the moves and the bots' stderr (most of a record's bytes).
+
+    The fields keep their names and types in `GameRecord`, so code that reads only these
+    takes either. A journal of a million games is read as summaries one line at a time
+    (`read_summaries`); whole records are decoded only where the moves or the stderr are
+    needed (replay, export, a fault's stderr).
+    """
+
+    ruleset: str
+    seed: int
+    players: int
+    seats: list[SeatRecord]
+    faults: list[Fault]
+    scores: list[float]
+    ranks: list[int]
+    game: str = ""
+    error: str | None = None
+
+    @classmethod
+    def of(cls, record: GameRecord | GameSummary) -> GameSummary:
+        """The summary of a record (a summary is its own)."""
+        if isinstance(record, GameSummary):
+            return record
+        return cls(
+            record.ruleset,
+            record.seed,
+            record.players,
+            record.seats,
+            record.faults,
+            record.scores,
+            record.ranks,
+            record.game,
+            record.error,
+        )
+
+
+class _RecordShape(msgspec.Struct, frozen=True):
+    """A game record as a summary reader decodes it: every field of `GameRecord` is checked
+    as there, so a line is damaged for the same reasons, except the moves, which must be a
+    JSON array but whose elements are not decoded (`msgspec.Raw`: a view into the line, so
+    that nothing of them is built). Only the replay of a move checks it in full."""
+
+    ruleset: str
+    options: dict[str, Any]
+    seed: int
+    players: int
+    seats: list[SeatRecord]
+    moves: msgspec.Raw
+    faults: list[Fault]
+    scores: list[float]
+    game_ranks: list[int]
+    ranks: list[int]
+    seconds: float
+    stderr: list[str]
+    game: str = ""
+    version: int = RECORD_VERSION
+    error: str | None = None
+
+
 T = TypeVar("T")
 PathLike = str | os.PathLike[str]
 
 _encoder = msgspec.json.Encoder()
+_record_decoder = msgspec.json.Decoder(GameRecord)
+# Files of lines are read through a buffer of this size: a record with its moves is tens of
+# kilobytes, and the default 8 KiB buffer copies such a line in pieces (3x slower to read).
+_READ_BUFFER = 1 << 20
+_shape_decoder = msgspec.json.Decoder(_RecordShape)
 
 # What an OSError's errno means to someone choosing where results go.
 _REASONS = {
@@ -150,30 +216,90 @@ def read_lines(path: PathLike, type: type[T], damaged: list[DamagedLine]) -> Ite
     line in memory at a time); every other non-blank line is left out and added to `damaged`."""
     decoder = msgspec.json.Decoder(type)
     try:
-        fh = open(path, "rb")  # noqa: SIM115 - closed below, after the last line
+        fh = open(path, "rb", buffering=_READ_BUFFER)  # noqa: SIM115 - closed below
+    except OSError as exc:
+        raise storage_error("read", path, exc) from None
+    decode = decoder.decode
+    with fh:
+        for number, data in enumerate(fh, 1):
+            try:
+                value = decode(data)
+            except msgspec.DecodeError as exc:
+                if data.strip():  # a blank line is no damage
+                    damaged.append(DamagedLine(number, str(exc), data, not data.endswith(b"\n")))
+                continue
+            yield Line(number, data, value)
+
+
+def read_summary_lines(path: PathLike, damaged: list[DamagedLine]) -> Iterator[Line[GameSummary]]:
+    """Every line of the records file `path` that holds a game record, as its summary (see
+    `GameSummary`), read as a stream; every other non-blank line is left out and added to
+    `damaged`, as `read_lines` does. The line's bytes come along, to decode the whole
+    record (`decode_record`) of the few games that need it. This is the loop a journal of a
+    million games goes through, so it is `read_lines` written out, not wrapped."""
+    decode = _shape_decoder.decode
+    try:
+        fh = open(path, "rb", buffering=_READ_BUFFER)  # noqa: SIM115 - closed below
     except OSError as exc:
         raise storage_error("read", path, exc) from None
     with fh:
         for number, data in enumerate(fh, 1):
-            if not data.strip():
-                continue
             try:
-                yield Line(number, data, decoder.decode(data))
+                shape = decode(data)
             except msgspec.DecodeError as exc:
-                torn = not data.endswith(b"\n")
-                damaged.append(DamagedLine(number, str(exc), data, torn))
+                if data.strip():
+                    damaged.append(DamagedLine(number, str(exc), data, not data.endswith(b"\n")))
+                continue
+            if memoryview(shape.moves)[0] != 0x5B:  # "[": the moves are not an array
+                reason = "Expected `array`, got another JSON value - at `$.moves`"
+                damaged.append(DamagedLine(number, reason, data, not data.endswith(b"\n")))
+                continue
+            summary = GameSummary(
+                shape.ruleset,
+                shape.seed,
+                shape.players,
+                shape.seats,
+                shape.faults,
+                shape.scores,
+                shape.ranks,
+                shape.game,
+                shape.error,
+            )
+            yield Line(number, data, summary)
+
+
+def decode_record(data: bytes) -> GameRecord:
+    """The whole record on one line of a records file (msgspec.DecodeError if it holds none)."""
+    return _record_decoder.decode(data)
+
+
+def _strictly(
+    path: PathLike, lines: Iterator[Line[T]], damaged: list[DamagedLine]
+) -> Iterator[Line[T]]:
+    """`lines`, read from `path` into `damaged`, with the rule of a file that is verified
+    rather than repaired: a torn last line (a crash mid-write, with or without its newline)
+    is skipped, any other damaged line is a RecordError."""
+    for line in lines:
+        if damaged:  # a bad line with a record after it
+            raise _not_a_record(path, damaged[0])
+        yield line
+    if len(damaged) > 1:
+        raise _not_a_record(path, damaged[0])
 
 
 def read_records(path: PathLike) -> Iterator[GameRecord]:
     """Every record in a JSON-lines file, streamed; a torn last line (a crash mid-write, with
     or without its newline) is skipped, any other line that is not a record is a RecordError."""
     damaged: list[DamagedLine] = []
-    for line in read_lines(path, GameRecord, damaged):
-        if damaged:  # a bad line with a record after it
-            raise _not_a_record(path, damaged[0])
+    for line in _strictly(path, read_lines(path, GameRecord, damaged), damaged):
         yield line.value
-    if len(damaged) > 1:
-        raise _not_a_record(path, damaged[0])
+
+
+def read_summaries(path: PathLike) -> Iterator[Line[GameSummary]]:
+    """`read_records` as summaries, each with its line's number and bytes: the same lines are
+    read, skipped or refused, without decoding moves and stderr."""
+    damaged: list[DamagedLine] = []
+    yield from _strictly(path, read_summary_lines(path, damaged), damaged)
 
 
 def _not_a_record(path: PathLike, bad: DamagedLine) -> RecordError:

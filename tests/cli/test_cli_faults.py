@@ -28,7 +28,7 @@ from arena.cli.views import (
     pairs_table,
     shown,
 )
-from arena.league.leaderboard import leaderboard
+from arena.league.leaderboard import Standings, leaderboard
 from arena.league.tournament import Progress
 from arena.referee.faults import HINTS, FaultKind
 from arena.referee.local import play_local, random_decider
@@ -237,7 +237,9 @@ async def test_leaderboards_show_bot_names_as_plain_text() -> None:
     console = Console(file=out, width=200)
     console.print(leaderboard_table(board, title="[/]\x1b[31m"))
     console.print(pairs_table(board))
-    live = LiveTournament("t", names, records[:1], 4)
+    standings = Standings(names)
+    standings.add(records[0])
+    live = LiveTournament("t", standings, 4)
     live.add(records[1], Progress(done=2, total=4))  # the live top of the table
     console.print(live)
     text = out.getvalue()

@@ -6,6 +6,12 @@ import json
 import sys
 from pathlib import Path
 
+import msgspec
+import pytest
+
+import arena.cli.faults as faults_module
+from arena.referee.records import GameRecord, decode_record, read_records
+from tests.helpers.boards import made_game
 from tests.helpers.cli import invoke
 from tests.helpers.paths import RANDOM, TEST_BOTS
 from tests.helpers.tournaments import command_bot, path_bot, write_tournament
@@ -70,3 +76,31 @@ def test_faults_of_an_unknown_bot_or_a_missing_file_is_an_error(tmp_path: Path) 
     assert "no bot named 'nobody'" in result.output and "crash, loud, random-py" in result.output
     result = invoke("faults", tmp_path / "nothing-here")
     assert result.exit_code == 2 and "neither a results folder nor a file" in result.output
+
+
+def test_faults_decode_whole_records_of_faulted_games_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Games without faults are read as summaries (no stderr, no moves); the whole record,
+    for its stderr, only of a game with a fault. A records file reads as its folder does."""
+    folder = tournament_with_faults(tmp_path)
+    journal = (folder / "games.jsonl").read_bytes()
+    file = tmp_path / "games.jsonl"
+    calm = [made_game(["a", "b"], [1, 2], game=f"calm-{i}") for i in range(3)]
+    file.write_bytes(journal + b"".join(msgspec.json.encode(g) + b"\n" for g in calm))
+    faulted = sum(1 for r in read_records(file) if r.faults)
+    decoded: list[bytes] = []
+
+    def counted(data: bytes) -> GameRecord:
+        decoded.append(data)
+        return decode_record(data)
+
+    monkeypatch.setattr(faults_module, "decode_record", counted)
+    from_file = invoke("faults", file)
+    assert from_file.exit_code == 0, from_file.output
+    assert len(decoded) == faulted
+    games = len(journal.splitlines())
+    assert f"in {faulted} of {games + 3} games" in from_file.output.splitlines()[-1]
+    from_folder = invoke("faults", folder)
+    assert from_folder.output.splitlines()[:-1] == from_file.output.splitlines()[:-1]
+    assert "giving up: no idea what to do" in from_file.output

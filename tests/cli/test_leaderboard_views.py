@@ -24,7 +24,7 @@ from arena.cli.views import (
     print_views,
     standings_views,
 )
-from arena.league.leaderboard import leaderboard
+from arena.league.leaderboard import Standings, leaderboard
 from arena.league.tournament import Progress
 from arena.referee.records import GameRecord, read_records
 from tests.helpers.boards import made_game, table_deal
@@ -143,7 +143,10 @@ def test_a_narrow_terminal_drops_columns_and_never_cuts_a_name() -> None:
 def test_the_live_top_of_the_table_fits_the_terminal() -> None:
     name = "a-bot-with-a-rather-long-name"
     games = board_of([name, "b", "c"])
-    live = LiveTournament("t", [name, "b", "c"], games[:-1], len(games))
+    standings = Standings([name, "b", "c"])
+    for game in games[:-1]:
+        standings.add(game)
+    live = LiveTournament("t", standings, len(games))
     live.add(games[-1], Progress(done=len(games), total=len(games)))
     out = io.StringIO()
     Console(file=out, width=60).print(live)

@@ -64,7 +64,8 @@ async def test_two_tournaments_on_one_deal_file_play_the_same_deals(tmp_path: Pa
         )  # fmt: skip
         t = load_tournament(file)
         with ResultsDir.open(tmp_path / "results", t) as folder:
-            records = await run_tournament(t, folder)
+            await run_tournament(t, folder)
+            records = folder.records()
         by_deal = {(r.game.split("-")[2], r.seed) for r in records}
         seeds_seen.append(sorted(by_deal))
     assert seeds_seen[0] == seeds_seen[1] == sorted({(f"d{d}", s) for d, s in enumerate(SEEDS)})

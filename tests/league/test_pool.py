@@ -114,7 +114,8 @@ async def test_a_tournament_plays_on_with_fewer_games_at_once(
     calls = first_game_cannot_start(tournament_module, monkeypatch)
     notes: list[str] = []
     with ResultsDir.open(tmp_path / "results", t) as folder:
-        records = await run_tournament(t, folder, on_note=notes.append)
+        await run_tournament(t, folder, on_note=notes.append)
+        records = folder.records()
     assert len(records) == 6 and len({r.game for r in records}) == 6
     assert [f for r in records for f in r.faults] == []
     assert calls[0] == 7

@@ -58,16 +58,53 @@ def test_symmetric_results_give_equal_ratings():
     assert table.los_neighbours() == pytest.approx([0.5, 0.5], abs=1e-6)
 
 
-def test_error_bars_match_the_fisher_information_and_halve_with_four_times_the_games():
+def test_error_bars_follow_the_spread_of_the_scores_and_halve_with_four_times_the_games():
     small = fit(games("a", "b", 50, 20, 30), ["a", "b"])
     large = fit(games("a", "b", 200, 80, 120), ["a", "b"])
     ratio = large.rating("a").error / small.rating("a").error
     assert ratio == pytest.approx(0.5, abs=0.03)
-    # Two bots, N games, score p: var(elo_a - elo_b) = (400/ln10)^2 / (N p (1 - p)); each
-    # rating relative to the mean of the two carries half the difference.
+    # Two bots, N games, expected score p, observed scores s: the information is N p (1 - p)
+    # and the spread sum (s - p)^2, so var(elo_a - elo_b) = (400/ln10)^2 spread / info^2;
+    # each rating relative to the mean of the two carries half the difference.
     n, p = 400, expected(large.rating("a").elo - large.rating("b").elo)
-    sigma_diff = 400 / math.log(10) / math.sqrt(n * p * (1 - p))
+    spread = 200 * (1 - p) ** 2 + 80 * (0.5 - p) ** 2 + 120 * p**2
+    sigma_diff = 400 / math.log(10) * math.sqrt(spread) / (n * p * (1 - p))
     assert large.rating("a").error == pytest.approx(1.96 * sigma_diff / 2, rel=0.01)
+    # Without draws the spread is the information: the Fisher error bar.
+    plain = fit(games("a", "b", 240, 0, 160), ["a", "b"])
+    n, p = 400, expected(plain.rating("a").elo - plain.rating("b").elo)
+    sigma_diff = 400 / math.log(10) / math.sqrt(n * p * (1 - p))
+    assert plain.rating("a").error == pytest.approx(1.96 * sigma_diff / 2, rel=0.01)
+    # The same 60% score with draws is less noisy, and says so.
+    assert large.rating("a").error < 0.92 * plain.rating("a").error
+
+
+def test_a_many_seat_game_counts_as_one_draw_of_chance():
+    assert game_results(["a", "b", "c"], [2, 1, 3], game=7) == [
+        Result("a", "b", 0.0, 0.5, 7),
+        Result("a", "c", 1.0, 0.5, 7),
+        Result("b", "c", 1.0, 0.5, 7),
+    ]
+    rng = random.Random(5)
+    bots = ["a", "b", "c", "d", "e", "f"]
+    tables = [(rng.sample(bots, 4), rng.sample([1, 2, 3, 4], 4)) for _ in range(600)]
+    keyed = [r for g, (seats, ranks) in enumerate(tables) for r in game_results(seats, ranks, g)]
+    # Within a game the pairs go together (a bot that came first won all three of its
+    # pairs): counted as independent games they look less noisy than they are, and the
+    # model's own covariance, which the results fall back to without a key, overstates it.
+    alone = [Result(r.a, r.b, r.score, r.weight, k) for k, r in enumerate(keyed)]
+    keyless = [Result(r.a, r.b, r.score, r.weight) for r in keyed]
+    error = {
+        name: fit(results, bots).rating("a").error
+        for name, results in (("keyed", keyed), ("alone", alone), ("keyless", keyless))
+    }
+    assert error["alone"] < 0.85 * error["keyed"]  # about 0.77 (0.75-0.8 in theory)
+    assert error["keyed"] < 0.85 * error["keyless"]  # about 0.76
+    # Ratings do not depend on the grouping; two-seat games are whole games with or without.
+    assert fit(keyed, bots).rating("a").elo == pytest.approx(fit(keyless, bots).rating("a").elo)
+    two = games("a", "b", 30, 10, 20) + games("b", "c", 12, 3, 5)
+    named = [Result(r.a, r.b, r.score, r.weight, f"g{k}") for k, r in enumerate(two)]
+    assert fit(named, ["a", "b", "c"]) == fit(two, ["a", "b", "c"])
 
 
 def test_los_uses_the_covariance():

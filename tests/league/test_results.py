@@ -16,17 +16,22 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import msgspec
 import pytest
 
+import arena.league.results as results_module
 from arena.league.config import ConfigError, load_tournament
 from arena.league.results import ResultsDir
+from arena.league.schedule import Game
 from arena.league.tournament import schedule_of
-from arena.referee.records import SetAside, read_records
+from arena.referee.records import DamagedLine, GameSummary, Line, SetAside, read_records
 from tests.helpers.cli import WIDE, invoke
 from tests.helpers.paths import GREEDY, RANDOM
 from tests.helpers.tournaments import command_bot, path_bot, write_tournament
+
+T = TypeVar("T")
 
 
 @pytest.fixture(scope="module")
@@ -287,3 +292,61 @@ def test_many_damaged_lines_are_named_five_at_a_time(copy: Path) -> None:
     assert [line.split(": ")[1] for line in named[:5]] == [f"{games}:{n}" for n in range(7, 12)]
     assert named[5:] == [f"warning: {games}: 2 more damaged lines, left out"]
     assert "t: 6 games" in board.output
+
+
+# -- 4. a long journal is read once, as summaries ---------------------------------------------
+
+
+def test_a_resume_and_the_leaderboard_read_the_journal_once_and_never_whole(
+    copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A resume reads the journal once, as summaries (no moves, no stderr), for the games done
+    and the standings alike; the schedule once, for the games to plan. A leaderboard reads the
+    journal once."""
+    folder = copy / "results" / "t"
+    reads: list[tuple[str, str]] = []
+    summaries, lines = results_module.read_summary_lines, results_module.read_lines
+
+    def counted_summaries(path: Path, damaged: list[DamagedLine]) -> Iterator[Line[GameSummary]]:
+        reads.append((Path(path).name, "summaries"))
+        return summaries(path, damaged)
+
+    def counted_lines(path: Path, type: type[T], damaged: list[DamagedLine]) -> Iterator[Line[T]]:
+        reads.append((Path(path).name, type.__name__))
+        return lines(path, type, damaged)
+
+    monkeypatch.setattr(results_module, "read_summary_lines", counted_summaries)
+    monkeypatch.setattr(results_module, "read_lines", counted_lines)
+    run = invoke("tournament", copy / "t.toml", "--results", copy / "results")
+    assert run.exit_code == 0, run.output
+    assert "resuming: 6 games already played" in run.output and "t: 6 games" in run.output
+    assert reads == [("games.jsonl", "summaries"), ("schedule.jsonl", "Game")]
+    reads.clear()
+    board = invoke("leaderboard", folder, "--json")
+    assert json.loads(board.stdout)["games"] == 6
+    assert reads == [("games.jsonl", "summaries")]
+
+
+def test_finished_gives_each_game_s_ranks_in_journal_order_and_each_summary(copy: Path) -> None:
+    folder = ResultsDir.existing(copy / "results" / "t")
+    heard: list[GameSummary] = []
+    finished = folder.finished(heard.append)
+    records = folder.records()
+    assert list(finished) == [r.game for r in records] == [s.game for s in heard]
+    assert all(finished[r.game] == tuple(r.ranks) for r in records)
+    assert heard == [GameSummary.of(r) for r in records]
+
+
+def test_planning_again_appends_only_the_games_the_schedule_file_lacks(tmp_path: Path) -> None:
+    """A resume plans the same games again: the file lists them in order and nothing is added;
+    games it lists in another order, or lacks, are found all the same."""
+    folder = ResultsDir.hold(tmp_path / "t")
+    games = [Game(f"r0-t{i}-d0-s0", 0, i, 0, 0, ("a", "b"), i) for i in range(5)]
+    folder.plan([games[3], games[0], games[1]])
+    folder.plan(games)
+    assert [g.id for g in folder.planned()] == [games[i].id for i in (3, 0, 1, 2, 4)]
+    before = folder.schedule_file.read_bytes()
+    folder.plan(games)
+    folder.plan(games[:2])
+    assert folder.schedule_file.read_bytes() == before
+    folder.release()

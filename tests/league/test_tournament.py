@@ -49,7 +49,9 @@ def greedy_bot(name: str) -> str:
 async def run(t: Tournament, root: Path, on_game: Any = None) -> tuple[list[GameRecord], Path]:
     """Run (or resume) a tournament in process; its records and its results folder."""
     with ResultsDir.open(root, t) as folder:
-        records = await run_tournament(t, folder, on_game)
+        progress = await run_tournament(t, folder, on_game)
+        records = folder.records()
+    assert progress.done == progress.total == len(records)
     return records, folder.path
 
 

@@ -13,15 +13,20 @@ import pytest
 
 from arena.referee.records import (
     DamagedLine,
+    Fault,
     GameRecord,
+    GameSummary,
     RecordError,
     SeatRecord,
     SetAside,
     StorageError,
     append_record,
+    decode_record,
     drop_lines,
     read_lines,
     read_records,
+    read_summaries,
+    read_summary_lines,
     set_aside,
     storage_error,
 )
@@ -66,6 +71,34 @@ def test_damaged_lines_are_named_by_number_and_the_good_ones_still_read(tmp_path
         (7, torn, True),
     ]
     assert all(d.reason for d in damaged)
+
+
+def test_summaries_are_read_from_the_same_lines_as_whole_records(tmp_path: Path) -> None:
+    """A summary reader (standings, resumes) finds the same good and damaged lines as a whole
+    record reader, without decoding moves: a line whose moves are no array is damaged too."""
+    path = tmp_path / "games.jsonl"
+    faulted = msgspec.structs.replace(
+        record("g2"), faults=[Fault(1, "b", "crash", 0, "exited")], stderr=["", "boom\n"]
+    )
+    no_moves = line("g4").replace(b'"moves":[]', b'"moves":{}')
+    path.write_bytes(
+        line("g1") + b"{}\n" + msgspec.json.encode(faulted) + b"\n\n" + no_moves + line("g5")[:90]
+    )
+    whole: list[DamagedLine] = []
+    summary: list[DamagedLine] = []
+    records = list(read_lines(path, GameRecord, whole))
+    summaries = list(read_summary_lines(path, summary))
+    assert [(s.number, s.data, s.value) for s in summaries] == [
+        (r.number, r.data, GameSummary.of(r.value)) for r in records
+    ]
+    assert [s.value.game for s in summaries] == ["g1", "g2"]
+    assert summaries[1].value.faults == faulted.faults
+    assert decode_record(summaries[1].data) == faulted  # the whole record, when needed
+    assert [(d.line, d.torn) for d in summary] == [(d.line, d.torn) for d in whole]
+    assert [d.line for d in summary] == [2, 5, 6]
+    assert "moves" in summary[1].reason
+    with pytest.raises(RecordError, match=r"games\.jsonl:2: not a game record"):
+        list(read_summaries(path))
 
 
 def test_read_records_still_refuses_a_damaged_line_in_the_middle(tmp_path: Path) -> None:

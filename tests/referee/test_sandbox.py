@@ -157,7 +157,8 @@ async def test_reading_the_tournament_file_results_and_another_bots_folder(
     )
     t = load_tournament(file)
     with ResultsDir.open(results, t) as folder:
-        records = await run_tournament(t, folder)
+        await run_tournament(t, folder)
+        records = folder.records()
     assert len(records) == 2 and all(r.faults == [] for r in records)
     second = records[1]  # played after the first was journaled
     got = report(second, [s.bot for s in second.seats].index("reader"))
@@ -190,7 +191,8 @@ async def test_a_bot_sees_its_own_folder_but_not_the_referees_files_inside_it(
     bots = [path_bot(mine, env={"HOSTILE_PATHS": paths}), path_bot(RANDOM_PY)]
     t = load_tournament(write_tournament(mine, bots, seed=987654321, jobs=1, sandbox="on"))
     with ResultsDir.open(results, t) as folder:
-        records = await run_tournament(t, folder)
+        await run_tournament(t, folder)
+        records = folder.records()
     assert all(r.faults == [] for r in records)
     got = report(records[1], [s.bot for s in records[1].seats].index("mine"))
     loot = "\n".join(got["got"].values())
@@ -419,7 +421,8 @@ async def test_tournament_bots_never_learn_a_seed(
     bots = [hunter, path_bot(RANDOM_PY)]
     t = load_tournament(write_tournament(tmp_path, bots, seed=tournament_seed, sandbox=mode))
     with ResultsDir.open(tmp_path / "results", t) as folder:
-        records = await run_tournament(t, folder)
+        await run_tournament(t, folder)
+        records = folder.records()
     seeds = {tournament_seed} | {r.seed for r in records}
     found: set[int] = set()
     for record in records:

@@ -1,0 +1,69 @@
+"""Standings tallied one game at a time (`Standings`), as a journal is read: the same board as
+the games all at once, from whole records or their summaries, asked for at any point; deals
+that are not one deal in both seatings make no pair; the fit gets each game's results."""
+
+from __future__ import annotations
+
+import random
+
+import msgspec
+
+from arena.league.leaderboard import Standings, leaderboard
+from arena.league.ratings import fit, game_results
+from arena.referee.records import GameRecord, GameSummary
+from tests.helpers.boards import made_game, table_deal
+
+
+def some_games(seed: int, count: int, seats: int) -> list[GameRecord]:
+    """Random finished games among five bots: `seats` seats, repeated deal seeds, faults, a
+    referee error now and then, and a bot against itself now and then."""
+    rng = random.Random(seed)
+    bots = ["a", "b", "c", "d", "e"]
+    games = []
+    for number in range(count):
+        names = [rng.choice(bots) for _ in range(seats)]
+        ranks = [rng.randint(1, seats) for _ in range(seats)]
+        faulted = [name for name in names if rng.random() < 0.1]
+        error = "too long" if rng.random() < 0.05 else None
+        games.append(
+            made_game(names, ranks, faulted=faulted, game=f"g{number}", seed=rng.randint(0, 6))
+        )
+        if error is not None:
+            games[-1] = msgspec.structs.replace(games[-1], error=error)
+    return games
+
+
+def test_standings_fed_game_by_game_match_the_board_of_all_the_games() -> None:
+    for seats in (2, 3):
+        games = some_games(seats, 80, seats)
+        whole = leaderboard(games, ["a", "idle"])
+        standings = Standings(["a", "idle"])
+        for number, game in enumerate(games, 1):
+            standings.add(GameSummary.of(game))
+            if number == 40:  # asked halfway, as the live view does: the board so far
+                assert standings.leaderboard() == leaderboard(games[:40], ["a", "idle"])
+        assert standings.leaderboard() == whole
+        assert standings.played == 80 and whole.games + whole.unrated == 80
+        assert [row.bot for row in whole.rows][-1] == "idle"
+
+
+def test_a_deal_makes_a_pair_only_when_played_once_in_each_seating() -> None:
+    both = table_deal(0, ("a", "b"), [(1, 2), (1, 2)], deal=0)  # a wins both: WW
+    same_seating = [made_game(["a", "b"], [1, 2], seed=5), made_game(["a", "b"], [2, 1], seed=5)]
+    split = table_deal(0, ("a", "b"), [(1, 2), (2, 1)], deal=1)  # WL, but ...
+    third = msgspec.structs.replace(both[1], seed=split[0].seed)  # ... a third game of it
+    board = leaderboard([*both, *same_seating, *split, third], ["a", "b"])
+    rows = {row.bot: row for row in board.rows}
+    assert rows["a"].pentanomial == [0, 0, 0, 0, 1]  # deal 0 only
+    assert rows["b"].pentanomial == [1, 0, 0, 0, 0]
+    assert (rows["a"].wins, rows["a"].draws, rows["a"].losses) == (5, 0, 2)  # every game counts
+    assert board.games == 7
+
+
+def test_the_fit_gets_every_game_as_game_results_gives_it() -> None:
+    games = [g for g in some_games(7, 60, 2) if g.error is None]
+    standings = Standings()
+    for game in games:
+        standings.add(game)
+    results = [r for g in games for r in game_results([s.bot for s in g.seats], g.ranks)]
+    assert standings.ratings() == fit(results, standings.names)
