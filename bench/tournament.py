@@ -47,10 +47,10 @@ def run_once(file: Path, jobs: int) -> tuple[int, float]:
     t = msgspec.structs.replace(t, config=msgspec.structs.replace(t.config, jobs=jobs))
     with tempfile.TemporaryDirectory() as root, ResultsDir.open(root, t) as folder:
         start = time.perf_counter()
-        records = trio.run(run_tournament, t, folder)
+        progress = trio.run(run_tournament, t, folder)
         seconds = time.perf_counter() - start
-    assert len(records) == schedule_of(t).total()
-    return len(records), seconds
+    assert progress.done == progress.total == schedule_of(t).total()
+    return progress.done, seconds
 
 
 def main() -> None:

@@ -19,6 +19,7 @@ import fcntl
 import functools
 import hashlib
 import json
+import math
 import os
 import select
 import shlex
@@ -30,6 +31,7 @@ import tomllib
 from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import NoReturn
 
 import msgspec
 import trio
@@ -56,6 +58,13 @@ STDERR_LIMIT = 64 * 1024
 MEMORY_POLL = 0.1  # seconds between two looks at a sandboxed bot's memory
 SPAWN_TRIES = 12  # a start that fails for the referee's lack of resources is tried again
 PAGE = os.sysconf("SC_PAGE_SIZE")
+READ_SIZE = 65536  # bytes asked of the bot's output per read
+#: Seconds a bot's exchanges may run without once letting the referee's other tasks run (other
+#: games, stderr readers, memory watches): the fast path (`BotProcess.exchange`) does not
+#: yield to trio when the pipe is ready at once, so after this long it yields anyway. Another
+#: game's bot whose answer waits meanwhile is read (and its clock stopped) up to this much
+#: later: about what one decision with a long legal list keeps the loop busy anyway.
+FAIR_SHARE = 0.001
 MANIFEST = "bot.toml"
 _LIMIT_SIGNALS = {
     "SIGXCPU": " (its CPU time limit in the sandbox)",
@@ -422,6 +431,8 @@ class BotProcess:
         self._eof = False
         self._too_long = False
         self._poll: select.poll | None = None
+        self._yielded = -math.inf  # trio time `exchange` last let the other tasks run
+        self._now: Callable[[], float] = trio.current_time  # (the run's own clock, once started)
         self.killed = False
         self.mark = ""  # unsandboxed: the mark in its environment (arena.referee.processes)
         self._orphans: list[int] = []  # its orphans killed, to reap
@@ -431,6 +442,8 @@ class BotProcess:
         """Spawn the process in a new session (its own process group), inside its sandbox if
         it has one, else marked (`arena.referee.processes`); raise a startup fault, or NoResources
         when the referee lacked the means to start it (not the bot's fault)."""
+        self._now = trio.lowlevel.current_clock().current_time  # trio.current_time, directly
+        self._yielded = self._now()
         spec = self.spec
         argv, cwd, env = spec.argv(), spec.cwd, {**os.environ, **spec.env}
         try:
@@ -579,13 +592,74 @@ class BotProcess:
         try:
             await self.process.stdin.send_all(line)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
-            await self._exited()  # most likely it exited: say how
-            if self.violation is not None:
-                raise self.violation from None
-            why = self._exit_reason()
-            if why.startswith(NOT_STARTED):
-                raise BotFault("crash", why) from None
-            raise BotFault("crash", f"stopped reading its input and {why}") from None
+            await self._input_closed()
+
+    async def _input_closed(self) -> NoReturn:
+        """The bot's input is closed: raise its fault, saying how it ended (most likely it
+        exited)."""
+        await self._exited()
+        if self.violation is not None:
+            raise self.violation from None
+        why = self._exit_reason()
+        if why.startswith(NOT_STARTED):
+            raise BotFault("crash", why) from None
+        raise BotFault("crash", f"stopped reading its input and {why}") from None
+
+    async def exchange(
+        self, line: bytes, scope: trio.CancelScope, deadline: float
+    ) -> tuple[bytes, float]:
+        """`send` the line, then `receive` the answer, under the caller's cancel `scope`, which
+        is to end at `deadline` (trio time): the referee's clock for one decision. The same
+        faults, line framing and limits, deadline and cancellation as `send` and `receive`;
+        cheaper.
+
+        trio's streams begin every send and every receive with a checkpoint, a pass of its
+        scheduler that costs more than the round trip itself, and moving a scope's deadline
+        costs about as much as encoding the request. Here the line is written with `os.write`
+        and the answer read with `os.read` at once (the pipes are non-blocking). trio is
+        waited on only when a pipe is not ready (`send_all` for the rest of the line when the
+        pipe is full, `wait_readable` while there is no answer yet), and only then is `scope`
+        given `deadline`, before anything lets trio run: trio expires deadlines only when it
+        runs, so until then the scope may keep an older one. What the skipped checkpoints did
+        is done here: nothing is written once the scope is cancelled or `deadline` has
+        passed, and an answer read at once at or after `deadline` is kept for `receive` while
+        a checkpoint raises Cancelled, so a late answer is a timeout with its overrun, as
+        before. An answer read at once lets the other tasks run (a schedule point) when this
+        bot has not been waited for in FAIR_SHARE seconds (since its start)."""
+        assert self.process is not None and self.process.stdin is not None
+        assert self.process.stdout is not None
+        if self._now() >= deadline:
+            scope.deadline = deadline
+            await trio.lowlevel.checkpoint()  # raises Cancelled, as send_all's own would
+        await trio.lowlevel.checkpoint_if_cancelled()
+        try:
+            sent = os.write(self.process.stdin.fileno(), line)
+        except OSError:  # full, or closed or broken: trio's stream finds which, below
+            sent = 0
+        if sent == len(line) and not (self._lines or self._eof or self._too_long):
+            try:
+                chunk: bytes | None = os.read(self.process.stdout.fileno(), READ_SIZE)
+            except OSError:  # no answer yet (unless broken: reading after the wait says so)
+                chunk = None
+            if chunk is not None:
+                at = self._now()
+                self._take(chunk, at)
+                if self._lines:
+                    if at >= deadline:  # read late: kept, and the deadline takes its course
+                        scope.deadline = deadline
+                        await trio.lowlevel.checkpoint()
+                    elif at - self._yielded >= FAIR_SHARE:
+                        scope.deadline = deadline
+                        await trio.lowlevel.cancel_shielded_checkpoint()
+                        self._yielded = self._now()
+                    return self._lines.popleft()
+        scope.deadline = deadline  # trio may run from here on: it must see this deadline
+        if sent < len(line):  # trio writes the rest as the pipe drains, or says why it cannot
+            try:
+                await self.process.stdin.send_all(memoryview(line)[sent:])
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                await self._input_closed()
+        return await self._receive(waiting=True)
 
     def _absorb(self, chunk: bytes, at: float) -> None:
         """Split what the bot wrote into lines; a line over the cap stops all reading."""
@@ -636,6 +710,11 @@ class BotProcess:
         Reading happens here, while the referee waits for this bot (under its deadline),
         so an exited bot is noticed at once (end of file) and nothing is read that nobody
         asked for."""
+        return await self._receive(waiting=False)
+
+    async def _receive(self, *, waiting: bool) -> tuple[bytes, float]:
+        """`receive`, through trio's stream; or, `waiting` (for `exchange`, which has just
+        found the pipe empty), waiting for the pipe with trio and then reading it directly."""
         assert self.process is not None and self.process.stdout is not None
         stream = self.process.stdout
         while True:
@@ -651,14 +730,39 @@ class BotProcess:
                 if why.startswith(NOT_STARTED):
                     raise BotFault("crash", why)
                 raise BotFault("crash", f"{why} before answering")
-            try:
-                chunk = await stream.receive_some(65536)
-            except (trio.ClosedResourceError, trio.BrokenResourceError):
-                chunk = b""
-            if chunk:
-                self._absorb(chunk, trio.current_time())
+            if waiting:
+                chunk = await self._wait_and_read(stream.fileno())
+                self._yielded = self._now()
             else:
-                self._eof = True
+                try:
+                    chunk = await stream.receive_some(READ_SIZE)
+                except (trio.ClosedResourceError, trio.BrokenResourceError):
+                    chunk = b""
+            self._take(chunk, self._now())
+
+    @staticmethod
+    async def _wait_and_read(fd: int) -> bytes:
+        """Wait with trio until `fd` is readable (a checkpoint: the deadline and cancellation
+        act here), then read it; empty at the end of the bot's output, or when the pipe is
+        closed or broken (as for trio's stream)."""
+        while True:
+            try:
+                await trio.lowlevel.wait_readable(fd)
+            except trio.ClosedResourceError:
+                return b""
+            try:
+                return os.read(fd, READ_SIZE)
+            except BlockingIOError:
+                continue
+            except OSError:
+                return b""
+
+    def _take(self, chunk: bytes, at: float) -> None:
+        """What one read gave: lines (`_absorb`), or, empty, the end of the bot's output."""
+        if chunk:
+            self._absorb(chunk, at)
+        else:
+            self._eof = True
 
 
 NOT_STARTED = "could not be started"

@@ -233,16 +233,21 @@ class _Game:
         """Send this seat its request and read the answer, under `clock`'s deadline.
 
         One cancel scope serves the whole game (`play`): setting its deadline is much
-        cheaper than a scope per decision. A timeout cancels it; `timed_out` takes over."""
+        cheaper than a scope per decision, and a bot process sets it only when it has to
+        wait (`BotProcess.exchange`). A timeout cancels it; `timed_out` takes over."""
         conn = self.conns[seat]
         state = self.state
         clock_of_seat = self.clocks[seat]
         allowance = clock_of_seat.allowance()
         now = self.asked_at = trio.current_time()
         # Only ever move the deadline forward: unsetting it costs trio far more.
-        self.asking = (seat, allowance, now + allowance / 1000)
-        clock.deadline = self.asking[2]
+        deadline = now + allowance / 1000
+        self.asking = (seat, allowance, deadline)
+        process = conn if isinstance(conn, BotProcess) else None
+        if process is None:
+            clock.deadline = deadline
         if conn.pending():
+            clock.deadline = deadline
             # What waits may be the end of its output (it exited): receive says which.
             line, _ = await conn.receive()
             raise BotFault("malformed", f"wrote a line that no request asked for: {_snippet(line)}")
@@ -258,8 +263,11 @@ class _Game:
         )
         line = encode_line(request)
         start = self.asked_at = trio.current_time()  # the bot's time runs from here
-        await conn.send(line)
-        line, at = await conn.receive()
+        if process is not None:  # writes and reads at once when the pipe is ready
+            line, at = await process.exchange(line, clock, deadline)
+        else:
+            await conn.send(line)
+            line, at = await conn.receive()
         if at < start:  # read before the request was sent: an extra line, not the answer
             raise BotFault("malformed", f"wrote a line that no request asked for: {_snippet(line)}")
         elapsed = (at - start) * 1000

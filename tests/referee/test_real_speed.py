@@ -70,7 +70,8 @@ async def test_soak_a_sandboxed_tournament_of_bots_that_think(tmp_path: Path) ->
     path = write_tournament(tmp_path, bots, deals=20, jobs=2, sandbox="on")
     t = load_tournament(path)
     with ResultsDir.open(tmp_path / "results", t) as folder:
-        records = await run_tournament(t, folder)
+        await run_tournament(t, folder)
+        records = folder.records()
     assert len(records) == 40
     assert [f for r in records for f in r.faults] == []
     assert all(s.sandboxed for r in records for s in r.seats)
