@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -77,13 +78,19 @@ def _help(tp: Any) -> str:
 
 def describe_options(options_type: type[msgspec.Struct]) -> list[OptionInfo]:
     """The options of a ruleset with allowed values, defaults and help."""
+    return list(_options_info(options_type))
+
+
+@functools.cache
+def _options_info(options_type: type[msgspec.Struct]) -> tuple[OptionInfo, ...]:
+    """`describe_options`, worked out once per type (it evaluates the type hints: slow)."""
     hints = typing.get_type_hints(options_type, include_extras=True)
     out = []
     for field in msgspec.structs.fields(options_type):
         tp = hints[field.name]
         default = None if field.default is msgspec.NODEFAULT else field.default
         out.append(OptionInfo(field.name, _allowed(tp), default, _help(tp)))
-    return out
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -121,7 +128,7 @@ class Ruleset(Generic[Opts]):
         if isinstance(raw, msgspec.Struct):
             raw = msgspec.structs.asdict(raw)
         raw = dict(raw or {})
-        infos = {o.name: o for o in describe_options(self.options_type)}
+        infos = {o.name: o for o in _options_info(self.options_type)}
         listing = "; ".join(
             f"{o.name}={o.allowed} (default {show_value(o.default)})" for o in infos.values()
         )

@@ -16,7 +16,15 @@ import msgspec
 import numpy as np
 import numpy.typing as npt
 
-from arena.league.ratings import RatingTable, Result, fit, game_results, pairwise_results
+from arena.league.ratings import (
+    RatingTable,
+    Result,
+    ResultColumns,
+    fit,
+    fit_columns,
+    game_results,
+    pairwise_results,
+)
 from arena.league.results import ResultsDir
 from arena.league.schedule import Game, bye_value, byes_from, standings_from
 from arena.referee.records import Fault, GameRecord, GameSummary
@@ -121,8 +129,7 @@ def _solo_margins(records: Iterable[Played]) -> dict[str, tuple[float, float, fl
     return out
 
 
-_LOW32 = (1 << 32) - 1
-_NOT_A_PAIR = -1  # a deal's games that are not one deal in both seatings (or one too many)
+_SEEDS = 1 << 64  # deal pairs are told apart by seeds below this (every seed arena makes)
 
 
 class Standings:
@@ -154,11 +161,10 @@ class Standings:
         self._faulted: list[int] = []  # games in which it faulted
         # Set to None once a rated game says the games are not all solo, or not all 2-seat.
         self._solo: list[GameSummary] | None = []
-        # A deal played by two bots, by its seed and the two bots' indices (below 2**32) in one
-        # number, seed * 2**64 + lower * 2**32 + higher: after its first game the seat-0 bot
-        # * 8 + its score in halves (0-2); after the second, the first game's seat-0 bot * 8
-        # + 3 + its points over both games in halves (0-4); or _NOT_A_PAIR.
-        self._deals: dict[int, int] | None = {}
+        # While every rated game has 2 players: True, and each game's deal seed (the deal
+        # pairs are found among them at the end); the seeds go (None) at a seed out of range.
+        self._two_seats = True
+        self._seeds: array[int] | None = array("Q")
         for name in bots:
             self._bot(name)
 
@@ -201,26 +207,14 @@ class Standings:
                 self._solo.append(GameSummary.of(game))
             else:
                 self._solo = None
-        deals = self._deals
-        if deals is None:
-            return
-        if players != 2:
-            self._deals = None
-            return
-        # 2 seats, two bots: the deal's seatings (a bot against itself makes no pair).
-        first, second = bots
-        if first == second:
-            return
-        mine, theirs = ranks
-        halves = 2 if mine < theirs else 1 if mine == theirs else 0  # seat 0's score, in halves
-        key = (game.seed << 64) | (first << 32 | second if first < second else second << 32 | first)
-        state = deals.get(key)
-        if state is None:
-            deals[key] = first * 8 + halves
-        elif state >= 0 and state % 8 < 3 and state // 8 != first:  # the other seating
-            deals[key] = state + 3 + 2 - halves  # its first game's halves, + its second's
-        else:  # the same seating twice, or a third game
-            deals[key] = _NOT_A_PAIR
+        if self._two_seats:
+            if players != 2:
+                self._two_seats, self._seeds = False, None
+            elif self._seeds is not None:
+                if 0 <= game.seed < _SEEDS:
+                    self._seeds.append(game.seed)
+                else:
+                    self._seeds = None
 
     def _add_faults(self, faults: Sequence[Fault], bots: list[int]) -> None:
         """A game's faults: by kind, and the game once for each bot that faulted in it."""
@@ -260,44 +254,77 @@ class Standings:
         """Each bot's deal pairs (a deal played in both seatings by the same two bots, same
         seed) by its points over the two games, counted as a pentanomial [LL, LD, DD or WL,
         WD, WW]. A deal with one game only (a tournament cut short, a referee error) makes no
-        pair, nor does one with more than two."""
-        counts: dict[int, list[int]] = {}
-        for key, state in (self._deals or {}).items():
-            if state < 0 or state % 8 < 3:
-                continue
-            first, halves = state // 8, state % 8 - 3
-            other = ((key >> 32) & _LOW32) + (key & _LOW32) - first
-            counts.setdefault(first, [0] * 5)[halves] += 1
-            counts.setdefault(other, [0] * 5)[4 - halves] += 1
-        return counts
+        pair, nor does one with more than two, or two in the same seating."""
+        if self._seeds is None:
+            return {}
+        bots, ranks = self._columns()
+        bots, ranks = bots.reshape(-1, 2), ranks.reshape(-1, 2)
+        seeds = np.frombuffer(self._seeds, dtype=np.uint64)
+        games = np.flatnonzero(bots[:, 0] != bots[:, 1])  # a bot against itself makes no pair
+        low, high = bots[games].min(axis=1), bots[games].max(axis=1)
+        # The games of one deal (seed and pair of bots) side by side, in the order played.
+        order = np.lexsort((games, high, low, seeds[games]))
+        games, low, high, dealt = games[order], low[order], high[order], seeds[games][order]
+        starts = np.flatnonzero(
+            np.r_[True, (dealt[1:] != dealt[:-1]) | (low[1:] != low[:-1]) | (high[1:] != high[:-1])]
+        )
+        sizes = np.diff(np.r_[starts, games.size])
+        one, two = games[starts[sizes == 2]], games[starts[sizes == 2] + 1]
+        swapped = bots[one, 0] != bots[two, 0]  # the other seating, not the same one twice
+        one, two = one[swapped], two[swapped]
 
-    def _results(self) -> Iterator[Result]:
-        """The pairwise results the fit takes, game by game (solo: deal by deal). The results
-        of a game of more than 2 seats carry its number, so that the error bars count them as
-        one game; a 2-seat game's one result counts so without it (and a million numbers
-        are not tracked for nothing)."""
-        if self._solo is not None:
-            for number, (deal_bots, deal_ranks) in enumerate(solo_deals(self._solo)):
-                key = number if len(deal_bots) > 2 else None
-                yield from game_results(deal_bots, deal_ranks, key)
-            return
-        names, bots, ranks = self.names, self._bots, self._ranks
-        at = 0
-        for number, n in enumerate(self._seats):
-            if n == 2:  # what game_results makes of it, made directly: most games are these
-                if bots[at] != bots[at + 1]:
-                    mine, theirs = ranks[at], ranks[at + 1]
-                    score = 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
-                    yield Result(names[bots[at]], names[bots[at + 1]], score, 1.0)
-            else:
-                seats = [names[b] for b in bots[at : at + n]]
-                yield from game_results(seats, ranks[at : at + n], number if n > 2 else None)
-            at += n
+        def halves(game: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:  # seat 0's score
+            mine, theirs = ranks[game, 0], ranks[game, 1]
+            return np.where(mine < theirs, 2, np.where(mine == theirs, 1, 0))
+
+        points = halves(one) + 2 - halves(two)  # the first game's seat-0 bot's, over both
+        n = len(self.names)
+        cells = np.bincount(bots[one, 0] * 5 + points, minlength=5 * n)
+        cells += np.bincount(bots[one, 1] * 5 + 4 - points, minlength=5 * n)
+        counts = cells.reshape(n, 5)
+        return {int(bot): counts[bot].tolist() for bot in np.flatnonzero(counts.sum(axis=1))}
+
+    def _solo_results(self) -> Iterator[Result]:
+        """Solo games' pairwise results, deal by deal (a deal of more than 2 bots carries its
+        number, so that the error bars count its results as one)."""
+        for number, (deal_bots, deal_ranks) in enumerate(solo_deals(self._solo or [])):
+            key = number if len(deal_bots) > 2 else None
+            yield from game_results(deal_bots, deal_ranks, key)
+
+    def _result_columns(self) -> ResultColumns:
+        """Every rated game's pairwise results (`game_results` of each), made as columns for
+        the fit straight from the flat arrays: for a game of k seats each pair of seats
+        i < j, seat i's score 1, 1/2 or 0 by rank, weight 1/(k-1), and the game's number when
+        k > 2 (a 2-seat game's one result counts as its game without it)."""
+        bots, ranks = self._columns()
+        seats = np.asarray(self._seats).astype(np.int64)
+        starts = np.cumsum(seats) - seats
+        numbers = np.arange(seats.size, dtype=np.int64)
+        parts: list[tuple[npt.NDArray[np.int64], ...]] = []
+        scores: list[npt.NDArray[np.float64]] = []
+        weights: list[npt.NDArray[np.float64]] = []
+        for k in np.unique(seats).tolist():
+            chosen = np.flatnonzero(seats == k)
+            at = starts[chosen]
+            game = numbers[chosen] if k > 2 else np.full(chosen.size, -1, dtype=np.int64)
+            for i in range(k):
+                for j in range(i + 1, k):
+                    mine, theirs = ranks[at + i], ranks[at + j]
+                    parts.append((bots[at + i], bots[at + j], game))
+                    scores.append(np.where(mine < theirs, 1.0, np.where(mine == theirs, 0.5, 0.0)))
+                    weights.append(np.full(chosen.size, 1.0 / (k - 1)))
+        if not parts:
+            none = np.zeros(0, dtype=np.int64)
+            return ResultColumns(none, none, np.zeros(0), np.zeros(0), none)
+        a, b, game = (np.concatenate(column) for column in zip(*parts, strict=True))
+        return ResultColumns(a, b, np.concatenate(scores), np.concatenate(weights), game)
 
     def ratings(self) -> RatingTable:
         """Elo by maximum likelihood over every rated game at once (ranks after the fault
         policy); solo games count as one multi-bot game per deal, ranked by margin."""
-        return fit(self._results(), self.names)
+        if self._solo is not None:
+            return fit(self._solo_results(), self.names)
+        return fit_columns(self._result_columns(), self.names)
 
     def leaderboard(self) -> Leaderboard:
         """The standings of the games added so far; every bot appears, with or without games."""
@@ -317,7 +344,7 @@ class Standings:
 
         order = sorted(table.ratings, key=lambda r: tier(r.name))  # stable: Elo order within
         solo = self.rated > 0 and self._solo is not None
-        two_seats = self.rated > 0 and self._deals is not None
+        two_seats = self.rated > 0 and self._two_seats
         margins = _solo_margins(self._solo or []) if solo else {}
         deal_pairs = self._deal_pairs() if two_seats else {}
         won_drawn_lost = self._wins_draws_losses() if two_seats else []

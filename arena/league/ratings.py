@@ -200,13 +200,50 @@ def fit(results: Iterable[Result], bots: Sequence[str], *, prior_games: float = 
     Every sum over the results is exact (`_exact_sums`), so the table does not depend on the
     order of the results, not even in the last bit.
     """
-    if not prior_games > 0.0 or math.isinf(prior_games):
-        raise ValueError(f"prior_games must be positive and finite, not {prior_games}")
     index = {name: i for i, name in enumerate(bots)}
     if len(index) != len(bots):
         raise ValueError("bot names must be unique")
+    return fit_columns(ResultColumns.of(results, index), bots, prior_games=prior_games)
+
+
+class ResultColumns(msgspec.Struct, frozen=True):
+    """Pairwise results as columns: bot indices `a` and `b`, a's score, the weight and the
+    game number (-1: none). What `fit` makes of `Result`s, and what a caller holding a
+    million games as arrays (the standings) hands `fit_columns` without making them."""
+
+    a: Ints
+    b: Ints
+    score: Floats
+    weight: Floats
+    game: Ints
+
+    @classmethod
+    def of(cls, results: Iterable[Result], index: dict[str, int]) -> ResultColumns:
+        results = results if isinstance(results, list | tuple) else list(results)
+        try:
+            a = np.array([index[r.a] for r in results], dtype=np.int64)
+            b = np.array([index[r.b] for r in results], dtype=np.int64)
+        except KeyError as missing:
+            raise ValueError(f"result for unknown bot {missing.args[0]!r}") from None
+        return cls(
+            a=a,
+            b=b,
+            score=np.array([r.score for r in results], dtype=np.float64),
+            weight=np.array([r.weight for r in results], dtype=np.float64),
+            game=_games([r.game for r in results]),
+        )
+
+
+def fit_columns(
+    columns: ResultColumns, bots: Sequence[str], *, prior_games: float = 1.0
+) -> RatingTable:
+    """`fit` of results given as columns (bot indices into `bots`); the same table."""
+    if not prior_games > 0.0 or math.isinf(prior_games):
+        raise ValueError(f"prior_games must be positive and finite, not {prior_games}")
+    if len(set(bots)) != len(bots):
+        raise ValueError("bot names must be unique")
     n = len(bots)
-    data = _Data.of(results if isinstance(results, list | tuple) else list(results), index)
+    data = _Data.of(columns, n)
     pairs = _Pairs.of(data, n)
 
     bot_weight = _per_bot(n, pairs.i, pairs.weight, pairs.j, pairs.weight)
@@ -267,21 +304,24 @@ class _Data(msgspec.Struct, frozen=True):
     game: Ints
 
     @classmethod
-    def of(cls, results: Sequence[Result], index: dict[str, int]) -> _Data:
-        try:
-            a = np.array([index[r.a] for r in results], dtype=np.int64)
-            b = np.array([index[r.b] for r in results], dtype=np.int64)
-        except KeyError as missing:
-            raise ValueError(f"result for unknown bot {missing.args[0]!r}") from None
-        score = np.array([r.score for r in results], dtype=np.float64)
-        weight = np.array([r.weight for r in results], dtype=np.float64)
+    def of(cls, columns: ResultColumns, n: int) -> _Data:
+        a, b, score, weight = columns.a, columns.b, columns.score, columns.weight
+        outside = (a < 0) | (a >= n) | (b < 0) | (b >= n)
+        if outside.any():
+            k = int(np.flatnonzero(outside)[0])
+            number = int(a[k] if 0 <= a[k] < n else b[k])
+            raise ValueError(f"result for unknown bot number {number}")
         bad = ~((score >= 0.0) & (score <= 1.0))
         if bad.any():
             raise ValueError(f"score must be within 0..1, not {score[bad][0]}")
         bad = ~((weight >= 0.0) & (weight < math.inf))
         if bad.any():
             raise ValueError(f"weight must be non-negative and finite, not {weight[bad][0]}")
-        game = _games([r.game for r in results])
+        game = columns.game
+        if game.size and game.max() >= game.size:  # numbered sparsely: number them densely
+            named = game >= 0
+            game = game.copy()
+            game[named] = np.unique(game[named], return_inverse=True)[1]
         keep = a != b  # a bot against itself says nothing
         a, b, score, weight, game = a[keep], b[keep], score[keep], weight[keep], game[keep]
         swap = a > b

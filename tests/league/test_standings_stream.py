@@ -61,9 +61,20 @@ def test_a_deal_makes_a_pair_only_when_played_once_in_each_seating() -> None:
 
 
 def test_the_fit_gets_every_game_as_game_results_gives_it() -> None:
-    games = [g for g in some_games(7, 60, 2) if g.error is None]
-    standings = Standings()
-    for game in games:
-        standings.add(game)
-    results = [r for g in games for r in game_results([s.bot for s in g.seats], g.ranks)]
-    assert standings.ratings() == fit(results, standings.names)
+    # Made from the flat arrays as columns, the results are those of `game_results` for each
+    # game, a game of more than 2 seats keyed by its number: the same table to the last bit.
+    mixed = [g for seats in (2, 3, 4, 6) for g in some_games(seats, 40, seats)]
+    random.Random(1).shuffle(mixed)
+    for games in ([g for g in some_games(7, 60, 2)], some_games(8, 60, 4), mixed):
+        rated = [g for g in games if g.error is None]
+        standings = Standings()
+        for game in games:
+            standings.add(game)
+        results = [
+            r
+            for number, g in enumerate(rated)
+            for r in game_results(
+                [s.bot for s in g.seats], g.ranks, number if len(g.seats) > 2 else None
+            )
+        ]
+        assert standings.ratings() == fit(results, standings.names)

@@ -17,8 +17,10 @@ import msgspec
 Table = tuple[str, ...]
 
 
-class Game(msgspec.Struct, frozen=True):
-    """One game to play: its place in the schedule, who sits where, and its deal's seed."""
+class Game(msgspec.Struct, frozen=True, gc=False):
+    """One game to play: its place in the schedule, who sits where, and its deal's seed.
+    (Not tracked by Python's cycle collector, which a million of them would keep busy: a
+    game holds only strings and numbers, so it can be in no cycle.)"""
 
     id: str
     round: int
@@ -66,27 +68,19 @@ def table_games(
     every complete table-deal. Deal seeds depend on (kind, round, table, deal); with a deal
     file (`book`), deal d of every table is the file's deal `first_deal + d`.
     """
-    games = []
+    games: list[Game] = []
     for deal in range(deals):
         for number, table in enumerate(tables):
-            seating = rotations(table)
             k = len(table)
             if book:
                 game_seed = book_seed(book, first_deal + deal)
             else:
                 game_seed = deal_seed(seed, f"{kind}:r{round}:t{number}:d{deal}")
-            for rotation in range(k):
-                games.append(
-                    Game(
-                        id=game_id(round, number, deal, rotation),
-                        round=round,
-                        table=number,
-                        deal=deal,
-                        rotation=rotation,
-                        seats=seating[(deal + rotation) % k],
-                        seed=game_seed,
-                    )
-                )
+            prefix = f"r{round}-t{number}-d{deal}-s"  # game_id, made once per deal
+            for r in range(k):
+                turn = (deal + r) % k  # the seating rotated by deal + r (`rotations`)
+                seats = table[turn:] + table[:turn] if turn else table
+                games.append(Game(f"{prefix}{r}", round, number, deal, r, seats, game_seed))
     return games
 
 
