@@ -101,6 +101,25 @@ Limit = Annotated[
 ]
 
 
+Workers = Annotated[
+    int | None,
+    typer.Option(
+        "--workers",
+        help="play the games in N worker processes on this machine, each a referee running "
+        "its share of the games at once (needs arena-referee[cluster]; default: the file's, "
+        "else in this process)",
+    ),
+]
+Cluster = Annotated[
+    str | None,
+    typer.Option(
+        "--cluster",
+        metavar="ADDRESS",
+        help="play the games on the Dask cluster whose scheduler is at ADDRESS "
+        "(tcp://HOST:8786); bot folders are sent to its workers, which build them "
+        "(needs arena-referee[cluster])",
+    ),
+]
 AllowMixed = Annotated[
     bool,
     typer.Option(

@@ -3,6 +3,7 @@ results folder so a stopped test resumes; the exit status tells the verdict."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 from pathlib import Path
 from typing import Annotated
@@ -20,16 +21,19 @@ from arena.cli.common import (
 )
 from arena.cli.inputs import (
     AllowMixed,
+    Cluster,
     Limit,
     MoveTime,
     Options,
     SandboxMode,
+    Workers,
     load_bots,
     parse_options,
     referee_config,
     with_sandbox,
 )
 from arena.games import get_ruleset
+from arena.league.executors import executor_for
 from arena.league.match import MatchState, run_match
 from arena.league.match_results import (
     MatchBot,
@@ -75,6 +79,8 @@ def sprt(
     sandbox: SandboxMode = None,
     limit: Limit = None,
     allow_mixed_sandbox: AllowMixed = False,
+    workers: Workers = None,
+    cluster: Cluster = None,
 ) -> None:
     """Play paired deals between two bots until an SPRT accepts H0 or H1 (as fishtest); running
     it again resumes it. Exit status: 0 H1 accepted, 1 H0 accepted, 4 no decision."""
@@ -95,7 +101,10 @@ def sprt(
     )  # fmt: skip
     path = results / (check_name(name) if name else default_name(a.name, b.name, ruleset, seed))
     lower, upper = test.bounds()
-    with MatchResults.open(path, spec, fresh=fresh, on_damage=warn_damage) as folder:
+    with (
+        contextlib.ExitStack() as stack,
+        MatchResults.open(path, spec, fresh=fresh, on_damage=warn_damage) as folder,
+    ):
         played = folder.games()
         before = MatchState.recount(test, seed, (a.name, b.name), played)
         say(
@@ -121,11 +130,15 @@ def sprt(
         config = msgspec.structs.replace(config, private=(str(results.resolve()),))
         resume = "run the same command again to resume"
 
+        executor = stack.enter_context(
+            executor_for(jobs, 2, workers=workers, cluster=cluster, on_note=note)
+        )
+
         async def play() -> MatchState:
             return await run_match(
                 a, b, ruleset, test, options=options, seed=seed, config=config,
                 max_pairs=max_pairs, jobs=jobs, played=played, on_game=folder.append,
-                on_pair=report, on_note=note,
+                on_pair=report, on_note=note, executor=executor,
             )  # fmt: skip
 
         try:

@@ -19,7 +19,7 @@ from arena.cli.common import (
     say,
     warn_damage,
 )
-from arena.cli.inputs import AllowMixed, build, sandbox_summary, sandboxed
+from arena.cli.inputs import AllowMixed, Cluster, Workers, build, sandbox_summary, sandboxed
 from arena.cli.views import (
     LiveTournament,
     game_line,
@@ -29,7 +29,8 @@ from arena.cli.views import (
     standings_views,
 )
 from arena.games.errors import ArenaError
-from arena.league.config import ConfigError, load_tournament
+from arena.league.config import ConfigError, Tournament, load_tournament
+from arena.league.executors import Executor, executor_for
 from arena.league.leaderboard import Standings, results_leaderboard
 from arena.league.results import ResultsDir
 from arena.league.tournament import Progress, run_tournament, schedule_of
@@ -72,10 +73,15 @@ def tournament(
         ),
     ] = None,
     allow_mixed_sandbox: AllowMixed = False,
+    workers: Workers = None,
+    cluster: Cluster = None,
 ) -> None:
     """Run a tournament; running it again resumes where it stopped."""
     t = load_tournament(file)
-    t = msgspec.structs.replace(t, bots=build(t.bots))
+    workers = t.config.workers if workers is None and cluster is None else workers
+    cluster = t.config.cluster if cluster is None and workers is None else cluster
+    if cluster is None:  # on a cluster, each worker builds the bots it is sent
+        t = msgspec.structs.replace(t, bots=build(t.bots))
     mixed = allow_mixed_sandbox or t.config.allow_mixed_sandbox
     t = msgspec.structs.replace(t, bots=sandboxed(t.bots, sandbox, allow_mixed=mixed))
     if jobs is not None:
@@ -83,6 +89,14 @@ def tournament(
             raise ConfigError("--jobs takes a number of games >= 1")
         t = msgspec.structs.replace(t, config=msgspec.structs.replace(t.config, jobs=jobs))
     folder = ResultsDir.open(results, t, fresh=fresh, on_damage=warn_damage)
+    with executor_for(
+        t.jobs, t.config.seats, workers=workers, cluster=cluster, on_note=note
+    ) as executor:
+        _run(t, folder, file, results, executor)
+
+
+def _run(t: Tournament, folder: ResultsDir, file: Path, results: Path, executor: Executor) -> None:
+    """Run or resume the tournament on `executor`, live, then show its standings."""
     schedule = schedule_of(t)
     total = schedule.total()
     names = [b.name for b in t.bots]
@@ -90,7 +104,7 @@ def tournament(
     say(
         (c.name, "bold"),
         f": {c.format} of {len(names)} bots on {c.ruleset}, "
-        f"{c.seats} seats, {total} games, {t.jobs} at once; results in {folder.path}",
+        f"{c.seats} seats, {total} games, {executor.describe()}; results in {folder.path}",
     )
     say(sandbox_summary(t.bots))
     # One read of the journal, as summaries: which games are done, and the standings so far
@@ -121,7 +135,14 @@ def tournament(
         with shown_live:
             run_trio(
                 partial(
-                    run_tournament, t, folder, on_game, note, finished=finished, schedule=schedule
+                    run_tournament,
+                    t,
+                    folder,
+                    on_game,
+                    note,
+                    finished=finished,
+                    schedule=schedule,
+                    executor=executor,
                 ),
                 saved=lambda: (
                     f"{len(finished)} finished games are saved; once it can run, "

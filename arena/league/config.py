@@ -75,6 +75,10 @@ class TournamentConfig(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     deal_file: str | None = None
     deal_seeds: list[Annotated[int, Meta(ge=0, le=2**63 - 1)]] | None = None
     jobs: Annotated[int, Meta(ge=1)] | None = None
+    # Where games run: worker processes on this machine, or a Dask cluster's scheduler
+    # ("tcp://HOST:8786"); neither: in the arena process (arena.league.executors).
+    workers: Annotated[int, Meta(ge=1)] | None = None
+    cluster: str | None = None
     options: dict[str, Any] = msgspec.field(default_factory=dict)
     time: TimeControl = TimeControl()
     sandbox: Mode | SandboxConfig = "auto"

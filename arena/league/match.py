@@ -12,16 +12,17 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import msgspec
 
 from arena.games import OptionsInput
 from arena.games.errors import ArenaError
-from arena.league.pool import GamePool, OnNote
+from arena.league.executors import Executor, GameJob, InProcess, OnNote
 from arena.league.schedule import deal_seed
 from arena.league.sprt import PAIR_SCORES, Sprt, Status
 from arena.referee.bot import BotSpec
-from arena.referee.game import Connection, RefereeConfig, play_game
+from arena.referee.game import Connection, RefereeConfig
 from arena.referee.records import GameRecord, GameSummary
 
 ORDERS = ("ab", "ba")
@@ -155,15 +156,21 @@ async def run_match(
     on_pair: Callable[[MatchState], None] | None = None,
     on_note: OnNote | None = None,
     connect: Callable[[BotSpec], Connection] | None = None,
+    executor: Executor | None = None,
 ) -> MatchState:
     """Play deals 0 to `max_pairs` - 1, each once with A in seat 0 and once with B in seat 0,
     until the SPRT accepts H0 or H1. `played` is the journal of an earlier run of the same
     match (recounted first, its games not played again); `on_game` hears every finished game
-    before it counts (to journal it), `on_pair` every pair that counts."""
+    before it counts (to journal it), `on_pair` every pair that counts. `executor` plays the
+    games (default: `InProcess`, `jobs` at once, through `connect` when given)."""
     state = MatchState.recount(sprt, seed, (a.name, b.name), played)
     # Each deal is played twice, seats swapped: game_over must not tell its seed.
     config = msgspec.structs.replace(config or RefereeConfig(), reveal_seed=False)
-    pool = GamePool(jobs, 2, on_note)
+    executor = InProcess(jobs, 2, on_note, connect) if executor is None else executor
+    # The options as plain data, as a game job carries them to wherever it is played.
+    plain: dict[str, Any] = (
+        msgspec.to_builtins(options) if isinstance(options, msgspec.Struct) else dict(options or {})
+    )
 
     def games() -> Iterator[tuple[int, int]]:
         """The games not yet played, deal by deal, until a verdict."""
@@ -174,24 +181,18 @@ async def run_match(
                 if (deal, order) not in state.played:
                     yield deal, order
 
-    async def play(game: tuple[int, int]) -> GameRecord:
+    def job(game: tuple[int, int]) -> GameJob:
         deal, order = game
-        return await play_game(
-            ruleset,
-            [a, b] if order == 0 else [b, a],
-            options=options,
-            seed=match_seed(seed, deal),
-            config=config,
-            connect=connect,
-            start_limiter=pool.starting,
-            game_id=game_name(deal, order),
-        )
+        bots = [a, b] if order == 0 else [b, a]
+        return GameJob(ruleset, bots, plain, match_seed(seed, deal), config, game_name(deal, order))
 
     def done(game: tuple[int, int], record: GameRecord) -> None:
+        if game in state.played:  # played twice (an executor's retry): counted once
+            return
         if on_game is not None:
             on_game(record)  # journaled before it counts
         if state.add(*game, record) and on_pair is not None:
             on_pair(state)
 
-    await pool.run(games(), play, done)
+    await executor.run(games(), job, done)
     return state

@@ -153,7 +153,6 @@ class MatchResults:
         self.release()
 
 
-
 def _claim(folder: Path, spec: MatchSpec) -> None:
     """Write sprt.json in a folder that holds nothing else; accept one that holds this test."""
     file = folder / MATCH_FILE

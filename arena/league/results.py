@@ -61,11 +61,18 @@ class Stored(msgspec.Struct, frozen=True):
 
 
 def _same_tournament(a: TournamentConfig, b: TournamentConfig) -> bool:
-    # How many games run at once and how bots are sandboxed do not change which games are played.
+    # How many games run at once, where (workers, a cluster) and how bots are sandboxed do
+    # not change which games are played.
     def games(c: TournamentConfig) -> TournamentConfig:
         bots = [msgspec.structs.replace(e, sandbox=None) for e in c.bots]
         return msgspec.structs.replace(
-            c, jobs=None, sandbox="auto", allow_mixed_sandbox=False, bots=bots
+            c,
+            jobs=None,
+            workers=None,
+            cluster=None,
+            sandbox="auto",
+            allow_mixed_sandbox=False,
+            bots=bots,
         )
 
     return games(a) == games(b)

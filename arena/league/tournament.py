@@ -15,10 +15,9 @@ from typing import overload
 import msgspec
 
 from arena.league.config import Tournament
-from arena.league.pool import GamePool, OnNote
+from arena.league.executors import Executor, GameJob, InProcess, OnNote
 from arena.league.results import ResultsDir
 from arena.league.schedule import Game, Schedule, schedule_for
-from arena.referee.game import play_game
 from arena.referee.records import GameRecord
 
 
@@ -76,16 +75,19 @@ async def run_tournament(
     *,
     finished: dict[str, tuple[int, ...]] | None = None,
     schedule: Schedule | None = None,
+    executor: Executor | None = None,
 ) -> Progress:
     """Play every game of the tournament not yet in `results`; return how many are done of
     how many planned. `finished` holds the ranks of the games already journaled, by id, as
     `results.finished()` reads them (read here when not given, so a caller that tallies
     standings in the same read passes its own); every game played is added to it. `schedule`
     is `schedule_of(t)`, when the caller already made it. `on_game` hears each game once it
-    is journaled; `on_note` hears, once, that fewer games run at once than asked, and why."""
+    is journaled; `on_note` hears, once, that fewer games run at once than asked, and why.
+    `executor` plays the games (default: `InProcess`, `t.jobs` at once); whatever plays
+    them, this process alone plans and journals."""
     c = t.config
     schedule = schedule_of(t) if schedule is None else schedule
-    pool = GamePool(t.jobs, c.seats, on_note)
+    executor = InProcess(t.jobs, c.seats, on_note) if executor is None else executor
     ranks = results.finished() if finished is None else finished
     progress = Progress(done=len(ranks), total=schedule.total(), rounds=max(schedule.rounds))
     specs = {b.name: b for b in t.bots}
@@ -94,18 +96,13 @@ async def run_tournament(
     private = (t.source, str(results.path.resolve().parent))
     config = msgspec.structs.replace(c.referee_config(), reveal_seed=False, private=private)
 
-    async def play(game: Game) -> GameRecord:
-        return await play_game(
-            c.ruleset,
-            [specs[name] for name in game.seats],
-            options=c.options,
-            seed=game.seed,
-            config=config,
-            start_limiter=pool.starting,
-            game_id=game.id,
-        )
+    def job(game: Game) -> GameJob:
+        bots = [specs[name] for name in game.seats]
+        return GameJob(c.ruleset, bots, c.options, game.seed, config, game.id)
 
     def done(game: Game, record: GameRecord) -> None:
+        if game.id in ranks:  # played twice (an executor's retry): journaled once
+            return
         results.append(record)  # journaled before it counts
         ranks[game.id] = tuple(record.ranks)
         progress.done += 1
@@ -117,5 +114,5 @@ async def run_tournament(
         games = schedule.plan(number, _Planned(results), ranks)
         results.plan(games)
         progress.round = number
-        await pool.run([g for g in games if g.id not in ranks], play, done)
+        await executor.run([g for g in games if g.id not in ranks], job, done)
     return progress

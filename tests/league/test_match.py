@@ -20,7 +20,7 @@ import msgspec
 import pytest
 import trio
 
-import arena.league.match as match_module
+import arena.league.executors.inprocess as inprocess_module
 from arena.league.config import ConfigError
 from arena.league.match import (
     MatchJournalError,
@@ -353,7 +353,7 @@ def test_refusals_exit_2(tmp_path: Path) -> None:
 def test_the_referee_out_of_resources_exits_3(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real, calls = match_module.play_game, [0]
+    real, calls = inprocess_module.play_game, [0]
 
     async def third_cannot_start(*args: Any, **kwargs: Any) -> Any:
         calls[0] += 1
@@ -361,7 +361,7 @@ def test_the_referee_out_of_resources_exits_3(
             raise NoResources("the referee could not open a pipe: Too many open files")
         return await real(*args, **kwargs)
 
-    monkeypatch.setattr(match_module, "play_game", third_cannot_start)
+    monkeypatch.setattr(inprocess_module, "play_game", third_cannot_start)
     result = invoke(
         "sprt", RANDOM, RANDOM, "-r", "odin-race", "--results", tmp_path, "-j", "1",
         "--sandbox", "off",

@@ -10,8 +10,7 @@ from typing import Any
 import pytest
 import trio
 
-import arena.league.match as match_module
-import arena.league.tournament as tournament_module
+import arena.league.executors.inprocess as inprocess_module
 from arena.league.config import load_tournament
 from arena.league.match import run_match
 from arena.league.pool import GamePool
@@ -111,7 +110,7 @@ async def test_a_tournament_plays_on_with_fewer_games_at_once(
     tournament goes on one game fewer at once, and no game is lost or faulted."""
     bots = [command_bot(n, "{python}", ROOT / "tests" / "bots" / "random_bot.py") for n in "ab"]
     t = load_tournament(write_tournament(tmp_path, bots, deals=3, jobs=2))
-    calls = first_game_cannot_start(tournament_module, monkeypatch)
+    calls = first_game_cannot_start(inprocess_module, monkeypatch)
     notes: list[str] = []
     with ResultsDir.open(tmp_path / "results", t) as folder:
         await run_tournament(t, folder, on_note=notes.append)
@@ -124,7 +123,7 @@ async def test_a_tournament_plays_on_with_fewer_games_at_once(
 
 async def test_a_match_plays_on_with_fewer_games_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """A match shares the tournament's pool: a game that cannot start is played again."""
-    calls = first_game_cannot_start(match_module, monkeypatch)
+    calls = first_game_cannot_start(inprocess_module, monkeypatch)
     notes: list[str] = []
     a, b = BotSpec("a", RANDOM.command), BotSpec("b", RANDOM.command)
     state = await run_match(

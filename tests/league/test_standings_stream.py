@@ -60,6 +60,48 @@ def test_a_deal_makes_a_pair_only_when_played_once_in_each_seating() -> None:
     assert board.games == 7
 
 
+def seat_0_halves(ranks: list[int]) -> int:
+    return 2 if ranks[0] < ranks[1] else 1 if ranks[0] == ranks[1] else 0
+
+
+def test_deal_pairs_match_game_by_game_pairing_over_random_journals() -> None:
+    # The pairs are found among all the games at the end; counted game by game instead
+    # (first game of a deal, then the other seating; a third game or the same seating
+    # twice spoils the deal), they are the same.
+    for seed in range(5):
+        games = [g for g in some_games(seed, 300, 2) if g.error is None]
+        board = leaderboard(games, ["a"])
+        state: dict[tuple[int, frozenset[str]], list[GameRecord] | None] = {}
+        for g in games:
+            bots = [s.bot for s in g.seats]
+            if bots[0] == bots[1]:
+                continue
+            key = (g.seed, frozenset(bots))
+            seen = state.setdefault(key, [])
+            if seen is not None:
+                state[key] = [*seen, g] if len(seen) < 2 else None
+        expected: dict[str, list[int]] = {}
+        for pair in state.values():
+            if pair is None or len(pair) != 2 or pair[0].seats[0].bot == pair[1].seats[0].bot:
+                continue
+            first, second = pair
+            halves = seat_0_halves(first.ranks) + 2 - seat_0_halves(second.ranks)
+            expected.setdefault(first.seats[0].bot, [0] * 5)[halves] += 1
+            expected.setdefault(first.seats[1].bot, [0] * 5)[4 - halves] += 1
+        got = {row.bot: row.pentanomial for row in board.rows if any(row.pentanomial or [])}
+        assert got == expected
+
+
+def test_a_seed_beyond_64_bits_leaves_out_deal_pairs_but_not_wins_and_losses() -> None:
+    games = [*table_deal(0, ("a", "b"), [(1, 2), (2, 1)], deal=0)]
+    odd = [made_game(["a", "b"], [1, 2], seed=-1), made_game(["b", "a"], [1, 2], seed=-1)]
+    rows = {row.bot: row for row in leaderboard([*games, *odd], ["a", "b"]).rows}
+    assert rows["a"].pentanomial is None or rows["a"].pentanomial == [0] * 5
+    assert (rows["a"].wins, rows["a"].losses) == (2, 2)
+    rows = {row.bot: row for row in leaderboard(games, ["a", "b"]).rows}
+    assert rows["a"].pentanomial == [0, 0, 1, 0, 0]
+
+
 def test_the_fit_gets_every_game_as_game_results_gives_it() -> None:
     # Made from the flat arrays as columns, the results are those of `game_results` for each
     # game, a game of more than 2 seats keyed by its number: the same table to the last bit.

@@ -1,0 +1,18 @@
+"""Where games are played: an executor takes the games a tournament or match wants played and
+hands back each finished record. The coordinator (`arena.league.tournament`,
+`arena.league.match`) alone plans, journals, resumes and rates; executors only play.
+
+- `InProcess` (`inprocess`): every game in this process's trio loop, as many at once as the
+  jobs and the file descriptors allow. The default.
+- `DaskExecutor` (`cluster`): games as tasks of a Dask cluster (the optional `distributed`
+  package), either local worker processes (`--workers N`, a `LocalCluster`) or a cluster
+  already running (`--cluster tcp://HOST:8786`). Dask schedules, retries a game lost with its
+  worker and keeps the membership; each worker process plays its games in one trio loop
+  (`remote`), from bot folders shipped as content-addressed archives (`shipping`).
+"""
+
+from arena.league.executors.choice import executor_for
+from arena.league.executors.inprocess import InProcess
+from arena.league.executors.job import Executor, GameJob, OnNote
+
+__all__ = ["Executor", "GameJob", "InProcess", "OnNote", "executor_for"]

@@ -1,0 +1,229 @@
+"""Games as tasks of a Dask cluster (the optional `distributed` package): local worker
+processes (`DaskExecutor.local`, `--workers N`) or a running cluster
+(`DaskExecutor.connect`, `--cluster tcp://HOST:8786`).
+
+Dask does the scheduling, the retries and the membership: a game whose worker dies is
+played again by another worker (a game that kills three workers is given up), workers may
+join or leave mid-run. This side keeps a window of games in flight a little larger than the
+cluster's threads, streams each record back as its game finishes and hands it to the
+coordinator, which journals it (a game finished twice is journaled once). Bot folders go to
+a remote cluster as content-addressed archives (`shipping`), sent once per worker; local
+workers share this machine's files and use the folders where they are.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import uuid
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TypeVar
+
+import msgspec
+import trio
+
+from arena.games.errors import ArenaError
+from arena.league.executors.job import Executor, GameJob, OnNote
+from arena.league.executors.remote import play_remote
+from arena.league.executors.shipping import Parcel, pack
+from arena.referee.bot import BotSpec
+from arena.referee.records import GameRecord
+from arena.referee.spawn import NoResources
+
+T = TypeVar("T")
+
+INSTALL = "pip install 'arena-referee[cluster]'"
+NO_RESOURCES_RETRIES = 3  # a game a worker could not start for lack of descriptors: again
+
+
+class ClusterError(ArenaError):
+    """The cluster cannot be used: `distributed` missing, a scheduler out of reach."""
+
+
+class GamesNotPlayed(ArenaError):
+    """Games the workers could not play (a missing program, a failed build, a game that
+    killed its workers): not journaled, so the next run plays them again."""
+
+
+def _distributed() -> Any:
+    try:
+        import distributed
+    except ImportError:
+        raise ClusterError(
+            f"--workers and --cluster need the distributed package: {INSTALL}"
+        ) from None
+    return distributed
+
+
+class DaskExecutor(Executor):
+    """Games played by the workers of a Dask `client`; `ship`: send bot folders as archives
+    (a remote cluster) rather than use them in place (workers on this machine)."""
+
+    def __init__(
+        self,
+        client: Any,
+        *,
+        ship: bool,
+        where: str,
+        on_note: OnNote | None = None,
+        cluster: Any = None,
+    ) -> None:
+        self.client = client
+        self.ship = ship
+        self.where = where
+        self.on_note = on_note
+        self._cluster = cluster
+        self._parcels: dict[str, tuple[Parcel, Any] | None] = {}  # by bot name
+        self._run = uuid.uuid4().hex[:12]  # task keys of this run differ from any other's
+
+    @classmethod
+    def local(cls, workers: int, jobs: int, on_note: OnNote | None = None) -> DaskExecutor:
+        """`workers` worker processes on this machine (a `LocalCluster`), `jobs` games at once
+        in all (each worker plays its share in one referee loop)."""
+        distributed = _distributed()
+        threads = max(1, math.ceil(jobs / workers))
+        cluster = distributed.LocalCluster(
+            n_workers=workers,
+            threads_per_worker=threads,
+            processes=True,
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+        )
+        client = distributed.Client(cluster)
+        where = f"in {workers} worker processes, {workers * threads} games at once"
+        return cls(client, ship=False, where=where, on_note=on_note, cluster=cluster)
+
+    @classmethod
+    def connect(
+        cls, address: str, on_note: OnNote | None = None, timeout: float = 20.0
+    ) -> DaskExecutor:
+        """The Dask cluster whose scheduler is at `address` (tcp://HOST:8786)."""
+        distributed = _distributed()
+        try:
+            client = distributed.Client(address, timeout=timeout)
+        except (OSError, TimeoutError) as exc:
+            raise ClusterError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+        return cls(client, ship=True, where=f"on the Dask cluster at {address}", on_note=on_note)
+
+    @property
+    def jobs(self) -> int:
+        """The cluster's threads: how many games it plays at once."""
+        return max(1, int(sum(self.client.nthreads().values())))
+
+    def describe(self) -> str:
+        return self.where
+
+    def close(self) -> None:
+        self.client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+
+    def _note(self, text: str) -> None:
+        if self.on_note is not None:
+            self.on_note(text)
+
+    def _parcel(self, spec: BotSpec) -> tuple[Parcel, Any] | None:
+        """The bot's parcel and the cluster's copy of its archive (sent once, to every
+        worker), or None when it has nothing to ship."""
+        if spec.name not in self._parcels:
+            packed = pack(spec) if self.ship else None
+            if packed is None:
+                self._parcels[spec.name] = None
+            else:
+                parcel, data = packed
+                key = f"arena-bot-{parcel.digest}"
+                future = self.client.scatter({key: data}, broadcast=True, hash=False)[key]
+                self._parcels[spec.name] = (parcel, future)
+        return self._parcels[spec.name]
+
+    def _submit(self, job: GameJob, attempt: int) -> Any:
+        parcels = [self._parcel(spec) for spec in job.bots]
+        return self.client.submit(
+            play_remote,
+            msgspec.msgpack.encode(job),
+            parcels,
+            key=f"arena-{self._run}-{job.game_id}-{attempt}",
+            pure=False,
+        )
+
+    async def run(
+        self,
+        tasks: Iterable[T],
+        job: Callable[[T], GameJob],
+        done: Callable[[T, GameRecord], None],
+    ) -> None:
+        distributed = _distributed()
+        queue: Iterator[T] = iter(tasks)
+        pending: dict[str, tuple[T, GameJob, int]] = {}  # by task key
+        live: dict[str, Any] = {}  # the futures in flight, by task key
+        futures = distributed.as_completed()
+        failed: dict[str, list[str]] = {}  # why, and the games
+        window = self.jobs + max(2, self.jobs // 4)  # keep every thread busy between results
+
+        def submit(task: T, game: GameJob, attempt: int) -> None:
+            future = self._submit(game, attempt)
+            pending[future.key] = (task, game, attempt)
+            live[future.key] = future
+            futures.add(future)
+
+        def fill() -> None:
+            while len(pending) < window:
+                task = next(queue, None)
+                if task is None:
+                    return
+                submit(task, job(task), 0)
+
+        fill()
+        try:
+            while pending:
+                future = await trio.to_thread.run_sync(next, futures, abandon_on_cancel=True)
+                task, game, attempt = pending.pop(future.key)
+                del live[future.key]
+                try:
+                    data = await trio.to_thread.run_sync(future.result, abandon_on_cancel=True)
+                except NoResources as exc:
+                    if attempt + 1 >= NO_RESOURCES_RETRIES:
+                        failed.setdefault(str(exc), []).append(game.game_id)
+                    else:
+                        self._note(f"{exc}: game {game.game_id} is played again")
+                        submit(task, game, attempt + 1)
+                    continue
+                except Exception as exc:  # the worker's error, Dask's KilledWorker, ...
+                    why = _reason(exc)
+                    if why not in failed:
+                        self._note(f"game {game.game_id} not played: {why}")
+                    failed.setdefault(why, []).append(game.game_id)
+                    fill()
+                    continue
+                record = msgspec.msgpack.decode(data, type=GameRecord)
+                if self.ship:  # the bots' commands as the coordinator knows them
+                    seats = [
+                        msgspec.structs.replace(seat, command=spec.command)
+                        for seat, spec in zip(record.seats, game.bots, strict=True)
+                    ]
+                    record = msgspec.structs.replace(record, seats=seats)
+                done(task, record)
+                fill()
+        finally:
+            if live:  # stopped early: the cluster drops what is still queued or running
+                self.client.cancel(list(live.values()), force=True)
+        if failed:
+            count = sum(len(games) for games in failed.values())
+            reasons = "; ".join(
+                f"{why} ({len(games)} game{'s' if len(games) > 1 else ''}, e.g. {games[0]})"
+                for why, games in failed.items()
+            )
+            raise GamesNotPlayed(
+                f"{count} game{'s were' if count > 1 else ' was'} not played: {reasons}"
+            )
+
+
+def _reason(exc: BaseException) -> str:
+    """An error from a worker in words: an arena error's own message, else its type and
+    message (Dask's KilledWorker says which game killed which workers)."""
+    if isinstance(exc, ArenaError):
+        return str(exc)
+    name = type(exc).__name__
+    if name == "KilledWorker":
+        return "its workers died while playing it, three times (a bot may exhaust the worker)"
+    return f"{name}: {exc}"

@@ -1,0 +1,189 @@
+"""Scale-out benchmark: games per second with bots that think 50 ms a move, many games at once,
+in one process, in local worker processes and through a Dask `LocalCluster`.
+
+Run it with `bash bench/run scale-out` (options: `--help`). The bot is a small C program that
+sleeps `--move-ms` milliseconds before answering each decision (the first legal action), so
+the machine is not the limit: only the referee's own work is. A round robin of copies of it
+on `--ruleset` is played through `run_tournament` (journal and all), with C games at once
+for each C of `--concurrency`:
+
+- one process: `InProcess`, the default executor, C games in this process's trio loop;
+- workers: `--workers N` worker processes on this machine (`DaskExecutor.local`, what
+  `arena tournament --workers N` uses), C games at once in all;
+- cluster: a `LocalCluster` of the same N processes started apart and reached by its
+  address (`DaskExecutor.connect`, what `--cluster` uses: the bot is sent as an archive).
+
+Ideal: C games at once each taking as long as one game played alone (measured first, in
+the same run): C / T1 games per second. Measured: the steady rate, games finished per second
+between the C-th finished game (every slot busy) and the (total - C)-th (the last time the
+queue still fed every slot), so start-up and the tail do not count. Printed as a ratio of
+the ideal. Goals: at least 0.9 with workers at 256 games at once, and the cluster within
+10% of the workers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import trio
+
+from arena.league.config import load_tournament
+from arena.league.executors import Executor, InProcess
+from arena.league.executors.cluster import DaskExecutor
+from arena.league.results import ResultsDir
+from arena.league.tournament import run_tournament
+
+BOT_SOURCE = r"""
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+int main(int argc, char **argv) {
+    long ms = argc > 1 ? atol(argv[1]) : 50;
+    struct timespec pause = { ms / 1000, (ms % 1000) * 1000000L };
+    char *line = NULL;
+    size_t size = 0;
+    while (getline(&line, &size, stdin) > 0) {
+        if (strncmp(line, "{\"type\":\"act\"", 13) == 0) {
+            nanosleep(&pause, NULL);
+            fputs("{\"type\":\"action\",\"index\":0}\n", stdout);
+        } else if (strncmp(line, "{\"type\":\"hello\"", 15) == 0)
+            fputs("{\"type\":\"ready\",\"name\":\"thinker\"}\n", stdout);
+        else if (strncmp(line, "{\"type\":\"game_over\"", 19) == 0)
+            break;
+        else
+            continue;
+        fflush(stdout);
+    }
+    return 0;
+}
+"""
+
+
+def make_bot(folder: Path, move_ms: int) -> Path:
+    """The thinking bot, as a bot folder (bot.toml, its source and its program)."""
+    compiler = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        raise SystemExit("bench scale-out: needs a C compiler (cc)")
+    bot = folder / "thinker"
+    bot.mkdir()
+    (bot / "bot.c").write_text("#include <stdlib.h>\n" + BOT_SOURCE)
+    subprocess.run([compiler, "-O2", "-o", str(bot / "bot"), str(bot / "bot.c")], check=True)
+    (bot / "bot.toml").write_text(f'name = "thinker"\ncommand = ["./bot", "{move_ms}"]\n')
+    return bot
+
+
+def tournament_file(folder: Path, bot: Path, ruleset: str, games: int, name: str) -> Path:
+    """A round robin of 8 copies of the bot with enough deals for at least `games` games."""
+    copies = 8
+    per_deal = copies * (copies - 1)  # 28 pairs, each deal in both seatings
+    deals = -(-games // per_deal)
+    lines = [
+        f'name = "{name}"', f'ruleset = "{ruleset}"', "seats = 2", f"deals = {deals}",
+        'sandbox = "off"', "", "[time]", "move = 5.0", "startup = 30.0", "",
+    ]  # fmt: skip
+    for i in range(copies):
+        lines += ["[[bots]]", f'path = "{bot}"', f'name = "thinker-{i}"', ""]
+    file = folder / f"{name}.toml"
+    file.write_text("\n".join(lines))
+    return file
+
+
+def play(file: Path, results: Path, executor: Executor) -> list[float]:
+    """Play the tournament on `executor`; each game's finishing time, from the start."""
+    t = load_tournament(file)
+    finished: list[float] = []
+    start = time.perf_counter()
+
+    def on_game(record: object, progress: object) -> None:
+        finished.append(time.perf_counter() - start)
+
+    with ResultsDir.open(results, t) as folder:
+        trio.run(lambda: run_tournament(t, folder, on_game, executor=executor))
+    return finished
+
+
+def steady_rate(finished: list[float], slots: int) -> float:
+    """Games per second between the `slots`-th finish and the (total - slots)-th."""
+    first, last = slots - 1, len(finished) - slots - 1
+    if last <= first:
+        raise SystemExit("bench scale-out: too few games for the steady state (raise --rounds)")
+    return (last - first) / (finished[last] - finished[first])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--concurrency", type=int, nargs="*", default=[64, 256, 512])
+    parser.add_argument("--workers", type=int, default=2, help="worker processes")
+    parser.add_argument("--move-ms", type=int, default=50, help="the bot's thinking time")
+    parser.add_argument("--ruleset", default="odin-race")
+    parser.add_argument("--rounds", type=float, default=4, help="games per slot (>= 3)")
+    parser.add_argument("--modes", default="process,workers,cluster")
+    args = parser.parse_args()
+    modes = args.modes.split(",")
+    import distributed
+
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"{os.cpu_count()} cores, load average {load}; {args.move_ms} ms a move, {args.ruleset}")
+    with tempfile.TemporaryDirectory() as root:
+        base = Path(root)
+        bot = make_bot(base, args.move_ms)
+        alone = play(
+            tournament_file(base, bot, args.ruleset, 12, "alone"), base / "r", InProcess(1, 2)
+        )
+        one_game = statistics.mean(b - a for a, b in zip([0.0, *alone], alone, strict=False))
+        print(f"one game alone: {one_game:.2f} s (the ideal: C / this games per second)\n")
+        print(f"{'at once':>8} {'mode':<34} {'games':>6} {'games/s':>8} {'ideal':>8} {'ratio':>6}")
+        for slots in args.concurrency:
+            games = int(slots * max(3.0, args.rounds))
+            ideal = slots / one_game
+            file = tournament_file(base, bot, args.ruleset, games, f"c{slots}")
+            rates: dict[str, float] = {}
+            for mode in modes:
+                results = base / f"{mode}-{slots}"
+                cluster = None
+                if mode == "process":
+                    executor: Executor = InProcess(slots, 2)
+                    label = "one process"
+                elif mode == "workers":
+                    executor = DaskExecutor.local(args.workers, slots)
+                    label = f"{args.workers} workers (--workers)"
+                else:
+                    cluster = distributed.LocalCluster(
+                        n_workers=args.workers,
+                        threads_per_worker=-(-slots // args.workers),
+                        processes=True,
+                        dashboard_address=None,
+                        silence_logs=logging.ERROR,
+                    )
+                    executor = DaskExecutor.connect(cluster.scheduler_address)
+                    label = f"LocalCluster of {args.workers} (--cluster)"
+                try:
+                    finished = play(file, results, executor)
+                finally:
+                    executor.close()
+                    if cluster is not None:
+                        cluster.close()
+                rates[mode] = rate = steady_rate(finished, slots)
+                print(
+                    f"{slots:>8} {label:<34} {len(finished):>6} {rate:>8.1f} {ideal:>8.1f}"
+                    f" {rate / ideal:>6.2f}"
+                )
+                sys.stdout.flush()
+            if "workers" in rates and "cluster" in rates:
+                print(f"{'':>8} cluster / workers: {rates['cluster'] / rates['workers']:.2f}")
+    print("\ngoals: workers >= 0.90 of ideal at 256 at once; cluster within 10% of workers")
+
+
+if __name__ == "__main__":
+    main()
