@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import math
+import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
@@ -158,7 +159,17 @@ class DaskExecutor(Executor):
         live: dict[str, Any] = {}  # the futures in flight, by task key
         futures = distributed.as_completed()
         failed: dict[str, list[str]] = {}  # why, and the games
-        window = self.jobs + max(2, self.jobs // 4)  # keep every thread busy between results
+        sized = [0.0, 0]  # when the window was last sized, and its size
+
+        def window() -> int:
+            """Games in flight: the cluster's threads and a quarter more, so that no thread
+            waits between a result and the next game; sized again every few seconds, as
+            workers join or leave."""
+            now = time.monotonic()
+            if now - sized[0] > 2.0:
+                threads = self.jobs
+                sized[:] = [now, threads + max(2, threads // 4)]
+            return int(sized[1])
 
         def submit(task: T, game: GameJob, attempt: int) -> None:
             future = self._submit(game, attempt)
@@ -167,7 +178,7 @@ class DaskExecutor(Executor):
             futures.add(future)
 
         def fill() -> None:
-            while len(pending) < window:
+            while len(pending) < window():
                 task = next(queue, None)
                 if task is None:
                     return
