@@ -230,17 +230,16 @@ def _config() -> object:
     return RefereeConfig(private=("/results",))
 
 
-def test_workers_on_the_command_line_play_the_tournament_played_here(tmp_path: Path) -> None:
+def test_workers_in_the_tournament_file_play_the_tournament_played_here(tmp_path: Path) -> None:
     file = demo(tmp_path, RANDOM, GREEDY, deals=2)
     here = invoke("tournament", file, "--results", tmp_path / "here")
     assert here.exit_code == 0, here.output
-    there = invoke("tournament", file, "--results", tmp_path / "there", "--workers", "2")
+    (tmp_path / "w").mkdir()
+    on_workers = demo(tmp_path / "w", RANDOM, GREEDY, deals=2, workers=2)
+    there = invoke("tournament", on_workers, "--results", tmp_path / "there")
     assert there.exit_code == 0, there.output
     assert "in 2 worker processes" in there.output
-    boards = [
-        invoke("leaderboard", tmp_path / where / "t", "--json").output
-        for where in ("here", "there")
-    ]
+    boards = [invoke("leaderboard", tmp_path / w / "t", "--json").output for w in ("here", "there")]
     assert boards[0] == boards[1]
 
 
