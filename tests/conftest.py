@@ -10,6 +10,8 @@ tests/helpers/ and are imported from there, never from another test module:
 - `cli`: `invoke`, the `arena` command in process with wide lines
 - `sandbox`: the hostile bot as a sandboxed bot spec
 - `odin`, `bested`, `bounds`, `play`, `messages`: the game families' rules helpers
+- `reports`: results folders of random games made in process, and the hidden cards of a
+  replay's seats (the HTML report's tests and `bash bench/run report`)
 """
 
 from __future__ import annotations

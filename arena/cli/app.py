@@ -4,7 +4,7 @@ from __future__ import annotations
 
 # Importing a command module registers its commands, in this order in `arena --help`.
 # isort: off
-from arena.cli import play, replay, check, tournament, faults, sprt, schema  # noqa: F401
+from arena.cli import play, replay, check, tournament, report, faults, sprt, schema  # noqa: F401
 
 # isort: on
 from arena.cli.common import app

@@ -21,6 +21,7 @@ from arena.cli.views import (
     shown,
 )
 from arena.games import GameConfigError
+from arena.league.report import records_page, size_text, write
 from arena.referee.export import export_game
 from arena.referee.records import GameRecord, RecordError, read_records
 from arena.referee.replay import ReplayError, replay
@@ -112,9 +113,26 @@ def replay_cmd(
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="only verify, do not show moves")
     ] = False,
+    html: Annotated[
+        bool,
+        typer.Option(
+            "--html",
+            help="write the replay viewer for these games, one HTML file that opens from disk, "
+            "instead of showing them",
+        ),
+    ] = False,
+    out: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="with --html: the file to write (default: FILE.html)"),
+    ] = None,
 ) -> None:
     """Re-play recorded games through the rules engine, verify them, show them step by step."""
     chosen = choose(file, load_games(file), game, line)
+    if html:
+        replay_page(file, chosen, out)
+        return
+    if out is not None:
+        raise fail("--output is where --html writes the viewer: give --html too")
     bad = 0
     for number, rec in chosen:
         named = f" ({rec.game})" if rec.game else ""
@@ -128,6 +146,24 @@ def replay_cmd(
         show_record(rec)
         console.print("[green]reproduced exactly[/green]")
     if bad:
+        raise typer.Exit(1)
+
+
+def replay_page(file: Path, chosen: list[tuple[int, GameRecord]], out: Path | None) -> None:
+    """`replay --html`: the viewer page of the chosen games, each verified as it is replayed
+    (exit 1 if one does not reproduce: it is listed without a replay)."""
+    page = records_page(chosen, file.name)
+    target = file.with_suffix(".html") if out is None else out
+    size = write(page, target)
+    broken = [
+        (row.number, ref)
+        for row in page.games
+        if row.replay is not None and isinstance(ref := page.replays.refs[row.replay], str)
+    ]
+    for number, why in broken:
+        say(("does not reproduce:", "red"), f" game {number} of {file}: {why}")
+    say(f"wrote {target} ({size_text(size)}): the replay viewer of {len(chosen)} games")
+    if broken:
         raise typer.Exit(1)
 
 
