@@ -163,7 +163,7 @@ def main() -> None:
                         n_workers=args.workers,
                         threads_per_worker=-(-slots // args.workers),
                         processes=True,
-                        dashboard_address=None,
+                        dashboard_address=":0",
                         silence_logs=logging.ERROR,
                     )
                     executor = DaskExecutor.connect(cluster.scheduler_address)

@@ -49,7 +49,7 @@ def cluster(bot_cache: Path) -> Iterator[object]:
             n_workers=2,
             threads_per_worker=3,
             processes=True,
-            dashboard_address=None,
+            dashboard_address=":0",
             silence_logs=logging.ERROR,
         ) as c:
             yield c

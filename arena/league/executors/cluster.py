@@ -87,7 +87,7 @@ class DaskExecutor(Executor):
             n_workers=workers,
             threads_per_worker=threads,
             processes=True,
-            dashboard_address=None,
+            dashboard_address=":0",  # a free port: none is wanted, and 8787 may be taken
             silence_logs=logging.ERROR,
         )
         client = distributed.Client(cluster)
