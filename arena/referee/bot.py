@@ -18,6 +18,7 @@ import contextlib
 import fcntl
 import functools
 import hashlib
+import io
 import json
 import math
 import os
@@ -59,12 +60,15 @@ MEMORY_POLL = 0.1  # seconds between two looks at a sandboxed bot's memory
 SPAWN_TRIES = 12  # a start that fails for the referee's lack of resources is tried again
 PAGE = os.sysconf("SC_PAGE_SIZE")
 READ_SIZE = 65536  # bytes asked of the bot's output per read
-#: Seconds a bot's exchanges may run without once letting the referee's other tasks run (other
-#: games, stderr readers, memory watches): the fast path (`BotProcess.exchange`) does not
-#: yield to trio when the pipe is ready at once, so after this long it yields anyway. Another
-#: game's bot whose answer waits meanwhile is read (and its clock stopped) up to this much
-#: later: about what one decision with a long legal list keeps the loop busy anyway.
+#: Seconds the bots' exchanges may run without once letting the referee's other tasks run
+#: (other games, stderr readers, memory watches): the fast path (`BotProcess.exchange`) does
+#: not yield to trio when the pipe is ready at once, nor while it waits for an answer in the
+#: kernel on one CPU, so after this long it yields anyway. Another game's bot whose answer
+#: waits meanwhile is read (and its clock stopped) up to this much later: about what one
+#: decision with a long legal list keeps the loop busy anyway. Counted per bot, or once
+#: for all the bots of a game that the trio run plays alone (`_Turn`).
 FAIR_SHARE = 0.001
+_SELECT_LIMIT = 1024  # select.select takes descriptors below FD_SETSIZE only
 MANIFEST = "bot.toml"
 _LIMIT_SIGNALS = {
     "SIGXCPU": " (its CPU time limit in the sandbox)",
@@ -430,9 +434,18 @@ class BotProcess:
         self._partial = bytearray()
         self._eof = False
         self._too_long = False
-        self._poll: select.poll | None = None
-        self._yielded = -math.inf  # trio time `exchange` last let the other tasks run
+        # The pipes' descriptors, read once (`exchange` uses them at every decision); -1 before
+        # the start and once closed. `_poll` watches the output for `pending`.
+        self._in = self._out = self._err = -1
+        self._poll = select.poll()
+        self._read: Callable[[int], bytes | None] = _nothing_read  # the output's, non-blocking
+        self._sent = 0  # what `exchange_at_once` wrote, and whether it read an answer
+        self._read_at_once = False
+        # When trio last ran while this bot was asked (`_own`), or any bot of the run (`_shared`,
+        # once started: `_run_turn`); FAIR_SHARE counts from the one `exchange_at_once` uses.
+        self._own = self._shared = self._turn = _Turn()
         self._now: Callable[[], float] = trio.current_time  # (the run's own clock, once started)
+        self._one_cpu = False
         self.killed = False
         self.mark = ""  # unsandboxed: the mark in its environment (arena.referee.processes)
         self._orphans: list[int] = []  # its orphans killed, to reap
@@ -443,7 +456,9 @@ class BotProcess:
         it has one, else marked (`arena.referee.processes`); raise a startup fault, or NoResources
         when the referee lacked the means to start it (not the bot's fault)."""
         self._now = trio.lowlevel.current_clock().current_time  # trio.current_time, directly
-        self._yielded = self._now()
+        self._own = self._turn = _Turn(self._now())
+        self._shared = _run_turn(self._now)
+        self._one_cpu = len(os.sched_getaffinity(0)) == 1
         spec = self.spec
         argv, cwd, env = spec.argv(), spec.cwd, {**os.environ, **spec.env}
         try:
@@ -477,6 +492,15 @@ class BotProcess:
         finally:
             if options is not None:
                 os.close(options)
+        proc = self.process
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        self._in, self._out, self._err = (
+            proc.stdin.fileno(),
+            proc.stdout.fileno(),
+            proc.stderr.fileno(),
+        )
+        self._poll.register(self._out, select.POLLIN)
+        self._read = io.FileIO(self._out, "rb", closefd=False).read
         nursery.start_soon(self._drain_stderr)
         if self.sandboxed and spec.sandbox is not None:
             nursery.start_soon(self._watch_memory, spec.sandbox.memory_mb)
@@ -534,6 +558,9 @@ class BotProcess:
                 while self._orphans:
                     self._orphans = processes.reap(self._orphans)
                     await trio.sleep(0.005 if self._orphans else 0)
+            self._in = self._out = self._err = -1  # (their numbers may be reused once closed)
+            self._poll = select.poll()
+            self._read = _nothing_read
             for stream in (proc.stdin, proc.stdout, proc.stderr):
                 with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
                     await stream.aclose()
@@ -606,7 +633,12 @@ class BotProcess:
         raise BotFault("crash", f"stopped reading its input and {why}") from None
 
     async def exchange(
-        self, line: bytes, scope: trio.CancelScope, deadline: float
+        self,
+        line: bytes | bytearray,
+        scope: trio.CancelScope,
+        deadline: float,
+        now: float | None = None,
+        alone: bool = True,
     ) -> tuple[bytes, float]:
         """`send` the line, then `receive` the answer, under the caller's cancel `scope`, which
         is to end at `deadline` (trio time): the referee's clock for one decision. The same
@@ -624,42 +656,117 @@ class BotProcess:
         is done here: nothing is written once the scope is cancelled or `deadline` has
         passed, and an answer read at once at or after `deadline` is kept for `receive` while
         a checkpoint raises Cancelled, so a late answer is a timeout with its overrun, as
-        before. An answer read at once lets the other tasks run (a schedule point) when this
-        bot has not been waited for in FAIR_SHARE seconds (since its start)."""
-        assert self.process is not None and self.process.stdin is not None
-        assert self.process.stdout is not None
-        if self._now() >= deadline:
+        before. An answer read at once lets the other tasks run (a schedule point) when they
+        have not run for FAIR_SHARE seconds while bots were asked (`_Turn`; `alone`: see
+        `exchange_at_once`). `now`, the trio time if the caller has just read it, saves
+        reading it again.
+
+        When the referee may run on one CPU only (its affinity, which the bot inherits), the
+        bot cannot answer before the referee gives up that CPU: an answer not there at once is
+        first waited for in the kernel (`_wait_briefly`), which hands the CPU straight to the
+        bot, rather than through trio, whose scheduler pass costs several round trips; that
+        wait ends by `deadline` and by the end of the fair share, so other tasks wait no
+        longer than they would for an answer read at once. The game loop does so only while
+        its game is the only one the run plays (`alone`)."""
+        if (self._now() if now is None else now) >= deadline:
             scope.deadline = deadline
             await trio.lowlevel.checkpoint()  # raises Cancelled, as send_all's own would
         await trio.lowlevel.checkpoint_if_cancelled()
+        answer = self.exchange_at_once(line, deadline, alone)
+        if answer is None:
+            answer = await self.exchange_rest(line, scope, deadline)
+        return answer
+
+    def exchange_at_once(
+        self, line: bytes | bytearray, deadline: float, alone: bool = True
+    ) -> tuple[bytes, float] | None:
+        """The part of `exchange` that trio need not run, for a caller that has done what
+        `exchange` does first (checked that `deadline` has not passed and let a cancelled
+        scope raise): write the line, read the answer if it is there at once (or, on one
+        CPU, comes during `_wait_briefly`), and return it when it came before `deadline`
+        and the fair share is not spent. Otherwise None, and `exchange_rest` must follow
+        (with the same line, under the scope that is to end at `deadline`).
+
+        `alone` says that the caller's game is the only one its trio run is playing. Only
+        then is an answer waited for in the kernel (while the loop waits there for this bot,
+        another game's answer that has come would wait too; through trio it is read as soon
+        as it comes), and the fair share counted once for all the run's bots (`_shared`: it
+        is there for the other tasks of the run, whichever bot the game asks). With other
+        games, it is counted for each bot (`_own`), which lets trio run more often: the
+        games' turns interleave as finely as they did before the share was shared."""
+        turn = self._turn = self._shared if alone else self._own
         try:
-            sent = os.write(self.process.stdin.fileno(), line)
-        except OSError:  # full, or closed or broken: trio's stream finds which, below
+            sent = os.write(self._in, line)
+        except OSError:  # full, or closed or broken: trio's stream finds which, later
             sent = 0
         if sent == len(line) and not (self._lines or self._eof or self._too_long):
-            try:
-                chunk: bytes | None = os.read(self.process.stdout.fileno(), READ_SIZE)
-            except OSError:  # no answer yet (unless broken: reading after the wait says so)
+            try:  # (None, not BlockingIOError, when there is nothing yet: raising costs more)
+                chunk = self._read(READ_SIZE)
+            except OSError:  # broken: reading after trio's wait says how
                 chunk = None
-            if chunk is not None:
+            if chunk is None and alone and self._one_cpu:
+                chunk = self._wait_briefly(deadline)
+            if chunk:
                 at = self._now()
-                self._take(chunk, at)
-                if self._lines:
-                    if at >= deadline:  # read late: kept, and the deadline takes its course
-                        scope.deadline = deadline
-                        await trio.lowlevel.checkpoint()
-                    elif at - self._yielded >= FAIR_SHARE:
-                        scope.deadline = deadline
-                        await trio.lowlevel.cancel_shielded_checkpoint()
-                        self._yielded = self._now()
-                    return self._lines.popleft()
+                end = len(chunk) - 1
+                if chunk.find(b"\n") == end and not self._partial:
+                    # one whole line, the usual answer: `_absorb`, shortened
+                    if end > self.max_line:
+                        self._too_long = True
+                    elif at < deadline and at - turn.at < FAIR_SHARE:
+                        return chunk[:end], at
+                    else:
+                        self._lines.append((chunk[:end], at))
+                else:
+                    self._absorb(chunk, at)
+                self._sent, self._read_at_once = sent, bool(self._lines)
+                return None
+            if chunk is not None:
+                self._eof = True
+        self._sent, self._read_at_once = sent, False
+        return None
+
+    async def exchange_rest(
+        self, line: bytes | bytearray, scope: trio.CancelScope, deadline: float
+    ) -> tuple[bytes, float]:
+        """What `exchange` does through trio after `exchange_at_once` returned None."""
+        if self._read_at_once:  # an answer, read late, or with the fair share spent
+            at = self._lines[0][1]
+            if at >= deadline:  # read late: kept, and the deadline takes its course
+                scope.deadline = deadline
+                await trio.lowlevel.checkpoint()
+            elif at - self._turn.at >= FAIR_SHARE:
+                scope.deadline = deadline
+                await trio.lowlevel.cancel_shielded_checkpoint()
+                self._own.at = self._shared.at = self._now()
+            return self._lines.popleft()
         scope.deadline = deadline  # trio may run from here on: it must see this deadline
+        sent = self._sent
         if sent < len(line):  # trio writes the rest as the pipe drains, or says why it cannot
+            assert self.process is not None and self.process.stdin is not None
             try:
-                await self.process.stdin.send_all(memoryview(line)[sent:])
+                # (a copy: a view would pin a reused buffer's size while trio holds it)
+                await self.process.stdin.send_all(line[sent:])
             except (trio.BrokenResourceError, trio.ClosedResourceError):
                 await self._input_closed()
         return await self._receive(waiting=True)
+
+    def _wait_briefly(self, deadline: float) -> bytes | None:
+        """Wait in the kernel, not through trio, for the bot's output, until `deadline` or the
+        end of the fair share (FAIR_SHARE after trio last ran while a bot was asked), and read
+        it; None if nothing came meanwhile, or if the bot wrote to its stderr first (trio then
+        lets the stderr reader empty the pipe, which a bot writing much may be waiting on), or
+        if a descriptor is beyond `select`'s reach."""
+        wait = min(self._turn.at + FAIR_SHARE, deadline) - self._now()
+        out, err = self._out, self._err
+        if wait <= 0 or not (0 <= out < _SELECT_LIMIT and 0 <= err < _SELECT_LIMIT):
+            return None
+        try:
+            if out not in select.select([out, err], [], [], wait)[0]:
+                return None
+            return self._read(READ_SIZE)
+        except OSError:  # (broken: trio's wait and the read after it say how)
+            return None
 
     def _absorb(self, chunk: bytes, at: float) -> None:
         """Split what the bot wrote into lines; a line over the cap stops all reading."""
@@ -682,15 +789,11 @@ class BotProcess:
 
     def pending(self) -> bool:
         """Whether the bot has written a line that no request asked for (reads without waiting)."""
-        assert self.process is not None and self.process.stdout is not None
         if self._lines:
             return True
-        if self._poll is None:
-            self._poll = select.poll()
-            self._poll.register(self.process.stdout.fileno(), select.POLLIN)
         if not self._poll.poll(0):  # nothing written, the usual case: one cheap syscall
             return False
-        fd = self.process.stdout.fileno()  # trio keeps it non-blocking
+        fd = self._out  # trio keeps it non-blocking
         while not (self._lines or self._eof or self._too_long):
             try:
                 chunk = os.read(fd, 65536)
@@ -732,7 +835,7 @@ class BotProcess:
                 raise BotFault("crash", f"{why} before answering")
             if waiting:
                 chunk = await self._wait_and_read(stream.fileno())
-                self._yielded = self._now()
+                self._own.at = self._shared.at = self._now()
             else:
                 try:
                     chunk = await stream.receive_some(READ_SIZE)
@@ -766,6 +869,37 @@ class BotProcess:
 
 
 NOT_STARTED = "could not be started"
+
+
+def _nothing_read(size: int) -> bytes | None:
+    """The read of a bot process not started, or closed: nothing there yet."""
+    return None
+
+
+class _Turn:
+    """When trio last ran while a bot was asked (trio time): FAIR_SHARE counts from it. Each
+    bot process has its own, and shares one with every bot of its trio run (`_run_turn`),
+    which a game playing alone counts from: its task holds the loop whichever of its bots it
+    asks, and a turn per bot would let trio run once a millisecond per seat, where once a
+    millisecond is the rule."""
+
+    __slots__ = ("at",)
+
+    def __init__(self, at: float = -math.inf) -> None:
+        self.at = at
+
+
+_TURN: trio.lowlevel.RunVar[_Turn] = trio.lowlevel.RunVar("arena_bot_turn")
+
+
+def _run_turn(now: Callable[[], float]) -> _Turn:
+    """This trio run's `_Turn`, made (counting from `now`) by the first bot started in it."""
+    try:
+        return _TURN.get()
+    except LookupError:
+        turn = _Turn(now())
+        _TURN.set(turn)
+        return turn
 
 
 async def _spawn_retrying(start: Callable[[], Child]) -> Child:

@@ -15,7 +15,7 @@ import math
 import random
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, Literal, Protocol
+from typing import Any, NoReturn, Protocol
 
 import msgspec
 import trio
@@ -124,7 +124,11 @@ class _Game:
         self.clocks = [Clock(config.limits) for _ in range(n)]
         self.out: set[int] = set()
         self.faults: list[Fault] = []
-        self.moves: list[Move] = []
+        # The record's moves, kept in their cheapest form while the game runs (`moves` makes
+        # them at its end): the time each decision's bot had, unrounded, and which decisions
+        # the fallback made. The seat and action of each are the state's history.
+        self.times: list[float] = []
+        self.fallbacks: set[int] = set()
         self.decision = 0
         # The most decisions its rules allow (docs/rules.md): past it the rules are broken,
         # and the game is ended as a referee error rather than run for ever.
@@ -134,6 +138,21 @@ class _Game:
         self.asking: tuple[int, float, float] = (0, 0.0, math.inf)  # seat, allowance, deadline
         self.playing = False  # past the handshake
         self.asked_at = 0.0  # when the decision being asked began: the bot's time runs from it
+        self.suspended = False  # whether this task waited since it last checked for a cancel
+        self.now: Callable[[], float] = trio.current_time  # (the run's clock itself, in `play`)
+        # Looked up once for `play`, whose loop runs once a decision:
+        self.processes = [c if isinstance(c, BotProcess) else None for c in self.conns]
+        self.encode_into = msgspec.json.Encoder().encode_into
+        #: answers seen that chose an index, line by line (`action_of`)
+        self.known_answers: dict[bytes, int] = {}
+        self.buffer = bytearray()  # every request of the game to a bot process, in turn
+        first = self.clocks[0] if n else Clock(config.limits)
+        #: without bank or increment, every request's clock: (allowance, time_ms, bank_ms)
+        self.fixed_clock: tuple[float, int, int] | None = (
+            None
+            if first.uses_bank
+            else (first.allowance(), _whole_ms(first.allowance()), _whole_ms(first.bank))
+        )
 
     # -- faults ----------------------------------------------------------------
     def fault(self, seat: int, exc: BotFault | IllegalAction, decision: int | None) -> None:
@@ -227,30 +246,37 @@ class _Game:
         raise BotFault(kind, f"{sent} {_snippet(line)}, {why}")
 
     # -- one decision --------------------------------------------------------------------
-    async def ask(
+    # A decision asked of a bot process is written out in `play`, where it runs once a
+    # decision; `ask_connection` asks any other `Connection`.
+
+    async def unrequested(self, seat: int, conn: Connection, clock: trio.CancelScope) -> NoReturn:
+        """The bot has written a line that no request asked for (`Connection.pending`): its
+        fault, raised with the line, under the decision's deadline (what waits may be the end
+        of its output, when it exited: `receive` says which)."""
+        allowance = self.clocks[seat].allowance()
+        now = self.asked_at = self.now()
+        self.asking = (seat, allowance, now + allowance / 1000)
+        clock.deadline = now + allowance / 1000
+        self.suspended = True
+        line, _ = await conn.receive()
+        raise BotFault("malformed", f"wrote a line that no request asked for: {_snippet(line)}")
+
+    async def ask_connection(
         self, seat: int, legal: list[Action], clock: trio.CancelScope
     ) -> tuple[Action | _ByValue, float]:
-        """Send this seat its request and read the answer, under `clock`'s deadline.
-
-        One cancel scope serves the whole game (`play`): setting its deadline is much
-        cheaper than a scope per decision, and a bot process sets it only when it has to
-        wait (`BotProcess.exchange`). A timeout cancels it; `timed_out` takes over."""
+        """Send this seat its request and read the answer, under `clock`'s deadline, through
+        a `Connection` that is not a bot process (an in-process bot): its own `send` and
+        `receive`, under the deadline set before anything is sent."""
         conn = self.conns[seat]
         state = self.state
         clock_of_seat = self.clocks[seat]
+        if conn.pending():
+            await self.unrequested(seat, conn, clock)
         allowance = clock_of_seat.allowance()
-        now = self.asked_at = trio.current_time()
-        # Only ever move the deadline forward: unsetting it costs trio far more.
+        now = self.asked_at = self.now()
         deadline = now + allowance / 1000
         self.asking = (seat, allowance, deadline)
-        process = conn if isinstance(conn, BotProcess) else None
-        if process is None:
-            clock.deadline = deadline
-        if conn.pending():
-            clock.deadline = deadline
-            # What waits may be the end of its output (it exited): receive says which.
-            line, _ = await conn.receive()
-            raise BotFault("malformed", f"wrote a line that no request asked for: {_snippet(line)}")
+        clock.deadline = deadline
         events = state.events_for(seat, self.cursor[seat])
         self.cursor[seat] = state.event_count
         request = Request(
@@ -258,36 +284,50 @@ class _Game:
             observation=state.observation(seat),
             actions=legal,
             events=events,
-            time_ms=max(0, math.floor(allowance)),  # whole ms, as every clock field
-            bank_ms=max(0, math.floor(clock_of_seat.bank)),
+            time_ms=_whole_ms(allowance),  # whole ms, as every clock field
+            bank_ms=_whole_ms(clock_of_seat.bank),
         )
-        line = encode_line(request)
-        start = self.asked_at = trio.current_time()  # the bot's time runs from here
-        if process is not None:  # writes and reads at once when the pipe is ready
-            line, at = await process.exchange(line, clock, deadline)
-        else:
-            await conn.send(line)
-            line, at = await conn.receive()
+        start = self.asked_at = self.now()  # the bot's time runs from here
+        await conn.send(encode_line(request))
+        line, at = await conn.receive()
         if at < start:  # read before the request was sent: an extra line, not the answer
             raise BotFault("malformed", f"wrote a line that no request asked for: {_snippet(line)}")
         elapsed = (at - start) * 1000
         clock_of_seat.spent(elapsed)
+        return self.choice(self.decode(line), legal), elapsed
+
+    def action_of(self, line: bytes, legal: list[Action]) -> Action | _ByValue:
+        """The action a bot process's answer chose (`decode`, then `choice`). A line that
+        chose an index is remembered (`known_answers`, up to KNOWN_ANSWERS lines a game): the
+        same bytes decode the same way, so the next time it comes, only the range of its index
+        is left to check. A bot answers in one form, so a few lines serve a whole game."""
         msg = self.decode(line)
-        if not isinstance(msg, Choice):
+        action = self.choice(msg, legal)
+        known = self.known_answers
+        if type(msg) is Choice and msg.index is not None and len(known) < KNOWN_ANSWERS:
+            known[line] = msg.index
+        return action
+
+    @staticmethod
+    def choice(msg: Ready | Choice[Action], legal: list[Action]) -> Action | _ByValue:
+        """The action a bot's answer chose: an offered one (by index), or one it sent by value
+        (`_ByValue`, which the rules check when it is applied)."""
+        if type(msg) is not Choice:
             raise BotFault("schema", "sent ready when an action was due")
-        if (msg.index is None) == (msg.action is None):
-            which = "neither index nor action" if msg.index is None else "both index and action"
+        index, action = msg.index, msg.action
+        if (index is None) == (action is None):
+            which = "neither index nor action" if index is None else "both index and action"
             raise BotFault(
                 "schema", f"sent an action with {which}; give exactly one of index or action"
             )
-        if msg.index is not None:
-            if not 0 <= msg.index < len(legal):
+        if index is not None:
+            if not 0 <= index < len(legal):
                 raise IllegalAction(
-                    {"index": msg.index}, f"index out of range: {len(legal)} actions were offered"
+                    {"index": index}, f"index out of range: {len(legal)} actions were offered"
                 )
-            return legal[msg.index], elapsed
-        assert msg.action is not None  # (exactly one of the two, as checked above)
-        return _ByValue(msg.action), elapsed
+            return legal[index]
+        assert action is not None  # (exactly one of the two, as checked above)
+        return _ByValue(action)
 
     async def timed_out(self) -> BotFault:
         """The bot being asked missed its deadline: wait a little longer to measure by how
@@ -314,41 +354,128 @@ class _Game:
             self.observer(self.state, new)
 
     async def play(self) -> None:
+        """Play the game to its end, one decision at a time.
+
+        One cancel scope serves every decision (`clock`): setting its deadline is much
+        cheaper than a scope per decision, and a bot process sets it only when trio has to
+        run (`BotProcess.exchange`). A timeout cancels it; `timed_out` takes over.
+
+        The loop is written for speed: what does not change during a game is looked up
+        once, a bot process's request is encoded into one buffer that every request of the
+        game reuses (each encoding replaces the whole content, so no request carries a byte
+        of an earlier one), a game without bank or increment sends the same clock fields
+        every time, and the usual answer (an index in range) is taken without a call.
+
+        Before a request is written, a cancelled scope raises, as a checkpoint would, but
+        only when something could have cancelled it: other tasks and trio's deadlines act
+        only while this task waits (`suspended` says it did; a wait, or a yield for the fair
+        share, comes at least every FAIR_SHARE), so a decision whose answer came at once
+        skips that check and its cost. A cancellation requested by the game's own callbacks
+        (observer, on_fault), in this task, is seen at its next wait."""
         self.playing = True
+        self.suspended = True  # (the handshakes waited)
+        now = self.now = trio.lowlevel.current_clock().current_time  # trio.current_time
         state = self.state
         self.notify()
-        while not state.is_terminal:
+        # What the loop uses is held in locals.
+        out, times, bound, cursor = self.out, self.times, self.bound, self.cursor
+        clocks, processes, fixed = self.clocks, self.processes, self.fixed_clock
+        playing = _run_games()
+        buffer, encode_into, known = self.buffer, self.encode_into, self.known_answers
+        observed = self.observer is not None
+        while state.current_player is not None:
             with trio.CancelScope() as clock:
-                while not state.is_terminal:
-                    if self.decision >= self.bound:
+                while (seat := state.current_player) is not None:
+                    if self.decision >= bound:
                         self.error = (
                             f"the game passed the {self.bound} decisions its rules allow "
                             f"({self.ruleset.id}, {len(self.conns)} players): a rules error, "
                             "charged to no bot"
                         )
                         return
-                    seat = state.current_player
-                    assert seat is not None
                     legal = state.legal_actions()
+                    if seat in out:
+                        self.conclude(seat, legal, 0.0)
+                        continue
                     ms = 0.0
-                    if seat not in self.out:
-                        try:
-                            action, ms = await self.ask(seat, legal, clock)
-                            if seat not in self.out:  # (faulted meanwhile: the fallback decides)
+                    try:
+                        process = processes[seat]
+                        if process is None:
+                            self.suspended = True
+                            action, ms = await self.ask_connection(seat, legal, clock)
+                        else:  # send this seat its request and read the answer
+                            if process.pending():
+                                await self.unrequested(seat, process, clock)
+                            seat_clock = clocks[seat]
+                            events = state.events_for(seat, cursor[seat])
+                            cursor[seat] = state.event_count
+                            if fixed is None:
+                                allowance = seat_clock.allowance()
+                                time_ms = _whole_ms(allowance)  # whole ms, as every clock field
+                                bank_ms = _whole_ms(seat_clock.bank)
+                            else:
+                                allowance, time_ms, bank_ms = fixed
+                            observation = state.observation(seat)
+                            request = Request(
+                                self.decision, observation, legal, events, time_ms, bank_ms
+                            )
+                            encode_into(request, buffer)  # (cut to the new request's length)
+                            buffer.extend(b"\n")
+                            start = self.asked_at = now()  # the bot's time runs from here
+                            deadline = start + allowance / 1000
+                            self.asking = (seat, allowance, deadline)
+                            if deadline > start:  # `BotProcess.exchange`, its calls written out
+                                if self.suspended:
+                                    self.suspended = False
+                                    await trio.lowlevel.checkpoint_if_cancelled()
+                                alone = playing.count == 1  # (the only game of the run)
+                                got = process.exchange_at_once(buffer, deadline, alone)
+                                if got is None:
+                                    self.suspended = True
+                                    got = await process.exchange_rest(buffer, clock, deadline)
+                                answer, at = got
+                            else:
+                                self.suspended = True
+                                answer, at = await process.exchange(buffer, clock, deadline, start)
+                            if at < start:  # read before the request was sent: not the answer
+                                raise BotFault(
+                                    "malformed",
+                                    f"wrote a line that no request asked for: {_snippet(answer)}",
+                                )
+                            elapsed = (at - start) * 1000
+                            if fixed is None:
+                                seat_clock.spent(elapsed)
+                            index = known.get(answer)  # (`action_of`, without its call)
+                            if index is not None and index < len(legal):
+                                action = legal[index]
+                            else:
+                                action = self.action_of(answer, legal)
+                            ms = elapsed
+                        if seat not in out:  # (faulted meanwhile: the fallback decides)
+                            if type(action) is _ByValue:
                                 self.apply(action)
-                        except (BotFault, IllegalAction) as exc:
-                            clock.deadline = math.inf
-                            self.fault(seat, exc, self.decision)
-                            # the time the bot had: to its answer, else until the fault
-                            ms = ms or (trio.current_time() - self.asked_at) * 1000
-                        state = self.state  # a new one, if a bot's action broke the old one
-                    self.conclude(seat, legal, ms)
+                            else:
+                                state.apply(action)
+                    except (BotFault, IllegalAction) as exc:
+                        clock.deadline = math.inf
+                        self.fault(seat, exc, self.decision)
+                        # the time the bot had: to its answer, else until the fault
+                        ms = ms or (now() - self.asked_at) * 1000
+                    state = self.state  # a new one, if a bot's action broke the old one
+                    if len(times) == len(state.history):  # not applied: the fallback decides
+                        self.conclude(seat, legal, ms)
+                        continue
+                    times.append(ms)  # `conclude`, inline
+                    self.decision += 1
+                    if observed:
+                        self.notify()
             if clock.cancelled_caught:
                 seat, allowance, _ = self.asking
+                self.suspended = True
                 fault = await self.timed_out()
                 self.fault(seat, fault, self.decision)
                 # the time the bot had: its allowance and the overrun, or all that was waited
-                waited = (trio.current_time() - self.asked_at) * 1000
+                waited = (now() - self.asked_at) * 1000
                 ms = allowance + fault.overrun_ms if fault.overrun_ms is not None else waited
                 self.conclude(seat, state.legal_actions(), ms)
 
@@ -382,13 +509,23 @@ class _Game:
     def conclude(self, seat: int, legal: list[Action], ms: float) -> None:
         """Record the decision; if the bot's action was not applied, the fallback decides."""
         state = self.state
-        by: Literal["bot", "fallback"] = "bot"
-        if len(self.moves) == len(state.history):
-            by = "fallback"
+        if len(self.times) == len(state.history):
+            self.fallbacks.add(len(self.times))
             state.apply(self.fallback.choice(legal))
-        self.moves.append(Move(seat, state.history[-1][1], round(ms, 3), by))
+        self.times.append(ms)
         self.decision += 1
         self.notify()
+
+    def moves(self) -> list[Move]:
+        """The record's moves: who made each applied action, how long the bot had (in ms, to
+        the µs) and who chose it."""
+        fallbacks = self.fallbacks
+        return [
+            Move(seat, action, round(ms, 3), "fallback" if i in fallbacks else "bot")
+            for i, ((seat, action), ms) in enumerate(
+                zip(self.state.history, self.times, strict=True)
+            )
+        ]
 
     async def finish(self, ranks: list[int], scores: list[float]) -> None:
         """Tell every live bot the result, then give them a moment to exit."""
@@ -414,7 +551,31 @@ class _ByValue(msgspec.Struct, frozen=True):
     action: Action
 
 
+class _Games:
+    """How many games one trio run is playing (past their handshakes): a bot process's
+    answer is waited for in the kernel only while it is one (`BotProcess.exchange_at_once`)."""
+
+    __slots__ = ("count",)
+
+    def __init__(self) -> None:
+        self.count = 0
+
+
+_GAMES: trio.lowlevel.RunVar[_Games] = trio.lowlevel.RunVar("arena_games_playing")
+
+
+def _run_games() -> _Games:
+    """This trio run's `_Games`."""
+    try:
+        return _GAMES.get()
+    except LookupError:
+        games = _Games()
+        _GAMES.set(games)
+        return games
+
+
 MAX_REASON = 300  # characters of a fault's reason kept in the record and shown
+KNOWN_ANSWERS = 64  # answer lines remembered a game (`_Game.action_of`)
 
 
 def bounded(reason: str, limit: int = MAX_REASON) -> str:
@@ -424,6 +585,12 @@ def bounded(reason: str, limit: int = MAX_REASON) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}… ({len(text):,} characters, cut)"
+
+
+def _whole_ms(ms: float) -> int:
+    """Milliseconds as the protocol's clock fields give them: whole, rounded down, never below
+    0 (`max(0, math.floor(ms))`)."""
+    return int(ms) if ms > 0 else 0
 
 
 def _shorten(text: str, limit: int = 120) -> str:
@@ -489,7 +656,12 @@ async def play_game(
                 async with trio.open_nursery() as starting:
                     for seat in range(len(conns)):
                         starting.start_soon(game.handshake, nursery, seat, start_limiter)
-                await game.play()
+                playing = _run_games()
+                playing.count += 1
+                try:
+                    await game.play()
+                finally:
+                    playing.count -= 1
                 game.unnoticed()
                 if game.error is None:
                     outcome = game.state.outcome()
@@ -519,7 +691,7 @@ async def play_game(
             SeatRecord(i, b.name, b.command, getattr(c, "sandboxed", False))
             for i, (b, c) in enumerate(zip(bots, conns, strict=True))
         ],
-        moves=game.moves,
+        moves=game.moves(),
         faults=game.faults,
         scores=scores,
         game_ranks=game_ranks,
