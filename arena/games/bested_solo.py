@@ -8,7 +8,7 @@ from `melds.py`; `play` and `pass` are the same actions as in `bested`.
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar, Literal
+from typing import Annotated, ClassVar, Literal, cast
 
 from msgspec import Meta, Struct
 
@@ -33,7 +33,7 @@ from arena.games.registry import Ruleset
 # Actions
 
 
-class TakeDummy(Struct, tag="take_dummy", frozen=True):
+class TakeDummy(Struct, tag="take_dummy", frozen=True, gc=False):
     """Take one of the dummy's cards, unseen, into your hand as a wild; then decide again."""
 
 
@@ -51,7 +51,7 @@ def _meld_text(meld: str, cards: tuple[str, ...], wilds: tuple[int, ...]) -> str
     return f"{meld} {' '.join(parts)}"
 
 
-class RoundStarted(Struct, tag="round_started", frozen=True):
+class RoundStarted(Struct, tag="round_started", frozen=True, gc=False):
     round: int
     hand_size: int
     dummy: int
@@ -64,14 +64,14 @@ class RoundStarted(Struct, tag="round_started", frozen=True):
         )
 
 
-class TookDummy(Struct, tag="took_dummy", frozen=True):
+class TookDummy(Struct, tag="took_dummy", frozen=True, gc=False):
     dummy: int  # dummy cards left
 
     def text(self) -> str:
         return f"the bot takes a dummy card as a wild ({self.dummy} left)"
 
 
-class Played(Struct, tag="played", frozen=True):
+class Played(Struct, tag="played", frozen=True, gc=False):
     """A meld played: natural cards and the ranks its wilds are declared as."""
 
     meld: MeldName
@@ -82,7 +82,7 @@ class Played(Struct, tag="played", frozen=True):
         return f"the bot plays {_meld_text(self.meld, self.cards, self.wilds)}"
 
 
-class Passed(Struct, tag="passed", frozen=True):
+class Passed(Struct, tag="passed", frozen=True, gc=False):
     """The bot passed and drew `drew` cards (`deck` left); `final_trick`: the next trick
     is the last. A pass in the final trick draws nothing and ends the round."""
 
@@ -97,7 +97,7 @@ class Passed(Struct, tag="passed", frozen=True):
         return f"the bot passes and draws {self.drew} ({self.deck} left){last}"
 
 
-class Drew(Struct, tag="drew", frozen=True):
+class Drew(Struct, tag="drew", frozen=True, gc=False):
     """Private: the cards drawn."""
 
     cards: list[str]
@@ -106,7 +106,7 @@ class Drew(Struct, tag="drew", frozen=True):
         return f"draws {' '.join(self.cards)}"
 
 
-class RoundOver(Struct, tag="round_over", frozen=True):
+class RoundOver(Struct, tag="round_over", frozen=True, gc=False):
     """The round's scores with both hands revealed (the bot's wilds by printed card)."""
 
     round: int
@@ -135,15 +135,15 @@ SoloEvent = Dealt | RoundStarted | TookDummy | Played | Passed | Drew | RoundOve
 # The observation
 
 
-class SoloPlay(Struct, frozen=True):
+class SoloPlay(Struct, frozen=True, gc=False):
     meld: MeldName
     cards: tuple[str, ...]
     wilds: tuple[int, ...]
 
 
 def solo_play(meld: Meld) -> SoloPlay:
-    codes = M.card_table().codes
-    return SoloPlay(KIND_NAMES[meld.kind], tuple([codes[c] for c in meld.naturals]), meld.wilds)
+    code_of = M.card_table().codes.__getitem__
+    return SoloPlay(KIND_NAMES[meld.kind], tuple(map(code_of, meld.naturals)), meld.wilds)
 
 
 Phase = Literal["lead", "play", "over", "swap"]
@@ -293,7 +293,7 @@ class SoloState(GameState[SoloAction, SoloObservation]):
         else:
             assert self.beat is not None
             found = M.beating(self.hand, w, self.beat, None)
-        out: list[SoloAction] = list(self._memo.play_list(found))
+        out = cast(list[SoloAction], self._memo.play_list(found))  # a new list
         if self.dummy:
             out.append(_TAKE_DUMMY)
         if self.phase == PLAY or not out:
@@ -303,6 +303,12 @@ class SoloState(GameState[SoloAction, SoloObservation]):
 
     # -- applying --------------------------------------------------------------------------
     def _apply(self, seat: int, action: SoloAction) -> SoloAction:
+        # The common cases first, by exact type: the chain below checks them the same way.
+        if self.phase != SWAP:
+            if type(action) is Play:
+                return self._play(action)
+            if type(action) is Pass:
+                return self._pass(action)
         if self.phase == SWAP:
             if isinstance(action, Swap):
                 return self._swap(action)
@@ -347,7 +353,7 @@ class SoloState(GameState[SoloAction, SoloObservation]):
                 )
         if meld.wilds:
             refuse_needless_wild(action, meld, self.hand)
-        canonical = self._memo.play(meld)
+        canonical = self._memo.canonical_play(action, meld)
         for c in meld.naturals:
             self.hand.remove(c)
         self.pending = meld

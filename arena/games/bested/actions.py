@@ -23,13 +23,13 @@ PASS_NUMBER: dict[str, int] = {name: n for n, name in PASS_CARDS.items()}
 LEAD_NEXT = 2
 
 
-class ChooseWild(Struct, tag="choose_wild", frozen=True):
+class ChooseWild(Struct, tag="choose_wild", frozen=True, gc=False):
     """2 players, round start: secretly turn this card of your hand into a wild."""
 
     card: str
 
 
-class Play(Struct, tag="play", frozen=True):
+class Play(Struct, tag="play", frozen=True, gc=False):
     """Lead or beat with a meld: natural cards plus wilds declared as these ranks."""
 
     meld: MeldName
@@ -37,32 +37,32 @@ class Play(Struct, tag="play", frozen=True):
     wilds: tuple[int, ...] = ()
 
 
-class Pass(Struct, tag="pass", frozen=True):
+class Pass(Struct, tag="pass", frozen=True, gc=False):
     """Hard pass: out of the trick; take this available Pass Card (null: none is due)."""
 
     pass_card: PassCardName | None = None
 
 
-class Bet(Struct, tag="bet", frozen=True):
+class Bet(Struct, tag="bet", frozen=True, gc=False):
     """Pass Card 6 or 5: put one of your bet cards on a player still holding cards."""
 
     on: int
 
 
-class Give(Struct, tag="give", frozen=True):
+class Give(Struct, tag="give", frozen=True, gc=False):
     """Pass Card 6: give this card of your hand to another player still holding cards."""
 
     card: str
     to: int
 
 
-class TakeWild(Struct, tag="take_wild", frozen=True):
+class TakeWild(Struct, tag="take_wild", frozen=True, gc=False):
     """Pass Card 5 or 3: take this card played in the trick into your hand as a wild."""
 
     card: str
 
 
-class Discard(Struct, tag="discard", frozen=True):
+class Discard(Struct, tag="discard", frozen=True, gc=False):
     """Pass Card 4: discard this meld from your hand, face up."""
 
     meld: MeldName
@@ -70,11 +70,11 @@ class Discard(Struct, tag="discard", frozen=True):
     wilds: tuple[int, ...] = ()
 
 
-class Decline(Struct, tag="decline", frozen=True):
+class Decline(Struct, tag="decline", frozen=True, gc=False):
     """Pass Card 5 or 3: do nothing with it."""
 
 
-class Swap(Struct, tag="swap", frozen=True):
+class Swap(Struct, tag="swap", frozen=True, gc=False):
     """After a play or a discard (phase `swap`): put this natural card of your pending
     meld back in your hand and one of your wilds, declared as its rank, in its place.
 
@@ -85,7 +85,7 @@ class Swap(Struct, tag="swap", frozen=True):
     card: str
 
 
-class Done(Struct, tag="done", frozen=True):
+class Done(Struct, tag="done", frozen=True, gc=False):
     """After a play or a discard (phase `swap`): the pending meld is final as it stands."""
 
 

@@ -36,6 +36,12 @@ class Applying(PassCardUses):
 
     def _apply(self, seat: int, action: BestedAction) -> BestedAction:
         phase = self.phase
+        # The common cases first, by exact type: the chain below checks them the same way.
+        if phase in (LEAD, PLAY):
+            if type(action) is Play:
+                return self._play(seat, action)
+            if type(action) is Pass:
+                return self._pass(seat, action)
         if phase == SWAP:
             if isinstance(action, Swap):
                 return self._swap(seat, action)
@@ -105,7 +111,7 @@ class Applying(PassCardUses):
                 )
         if meld.wilds:
             refuse_needless_wild(action, meld, hand)
-        canonical = self._memo.play(meld)
+        canonical = self._memo.canonical_play(action, meld)
         self._hold(seat, meld)
         return canonical
 

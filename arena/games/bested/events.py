@@ -14,7 +14,7 @@ def _meld_text(meld: str, cards: tuple[str, ...], wilds: tuple[int, ...]) -> str
     return f"{meld} {' '.join(parts)}"
 
 
-class RoundStarted(Struct, tag="round_started", frozen=True):
+class RoundStarted(Struct, tag="round_started", frozen=True, gc=False):
     round: int
     leader: int
     hand_sizes: list[int]
@@ -29,7 +29,7 @@ class RoundStarted(Struct, tag="round_started", frozen=True):
         )
 
 
-class WildChosen(Struct, tag="wild_chosen", frozen=True):
+class WildChosen(Struct, tag="wild_chosen", frozen=True, gc=False):
     """2 players: `seat` turned a card into a wild; `card` is shown to that seat only."""
 
     seat: int
@@ -39,14 +39,14 @@ class WildChosen(Struct, tag="wild_chosen", frozen=True):
         return f"seat {self.seat} turns {self.card or 'a card'} into a wild"
 
 
-class TrickStarted(Struct, tag="trick_started", frozen=True):
+class TrickStarted(Struct, tag="trick_started", frozen=True, gc=False):
     leader: int
 
     def text(self) -> str:
         return f"seat {self.leader} leads a new trick"
 
 
-class Played(Struct, tag="played", frozen=True):
+class Played(Struct, tag="played", frozen=True, gc=False):
     """A meld played: natural cards, wilds' declared ranks and their printed cards."""
 
     seat: int
@@ -59,7 +59,7 @@ class Played(Struct, tag="played", frozen=True):
         return f"seat {self.seat} plays {_meld_text(self.meld, self.cards, self.wilds)}"
 
 
-class Passed(Struct, tag="passed", frozen=True):
+class Passed(Struct, tag="passed", frozen=True, gc=False):
     seat: int
     pass_card: PassCardName | None
 
@@ -68,14 +68,14 @@ class Passed(Struct, tag="passed", frozen=True):
         return f"seat {self.seat} passes{took}"
 
 
-class Payout(Struct, frozen=True):
+class Payout(Struct, frozen=True, gc=False):
     """A bet paid: its owner and the points."""
 
     owner: int
     points: int
 
 
-class ShedOut(Struct, tag="shed_out", frozen=True):
+class ShedOut(Struct, tag="shed_out", frozen=True, gc=False):
     """`seat` emptied its hand: its points, what bets on it paid, the Pass Card leaving
     the round (`at_once` false: it is held, and leaves once resolved)."""
 
@@ -93,14 +93,14 @@ class ShedOut(Struct, tag="shed_out", frozen=True):
         return f"seat {self.seat} sheds out and earns {self.points}{paid}{gone}"
 
 
-class PassCardRemoved(Struct, tag="pass_card_removed", frozen=True):
+class PassCardRemoved(Struct, tag="pass_card_removed", frozen=True, gc=False):
     pass_card: PassCardName
 
     def text(self) -> str:
         return f"{self.pass_card} leaves the round"
 
 
-class TrickEnded(Struct, tag="trick_ended", frozen=True):
+class TrickEnded(Struct, tag="trick_ended", frozen=True, gc=False):
     """Nobody is left in the trick; held Pass Cards resolve next (6, 5, 4, 3, Lead Next)."""
 
     last_passer: int | None
@@ -109,7 +109,7 @@ class TrickEnded(Struct, tag="trick_ended", frozen=True):
         return "the trick ends; Pass Cards resolve"
 
 
-class BetPlaced(Struct, tag="bet_placed", frozen=True):
+class BetPlaced(Struct, tag="bet_placed", frozen=True, gc=False):
     seat: int
     on: int
 
@@ -117,7 +117,7 @@ class BetPlaced(Struct, tag="bet_placed", frozen=True):
         return f"seat {self.seat} bets on seat {self.on}"
 
 
-class Gave(Struct, tag="gave", frozen=True):
+class Gave(Struct, tag="gave", frozen=True, gc=False):
     """`seat` gave a card to `to`; the card is shown to those two only (`wild`: it stays a
     wild in the receiver's hand)."""
 
@@ -133,7 +133,7 @@ class Gave(Struct, tag="gave", frozen=True):
         return f"seat {self.seat} gives {what} to seat {self.to}"
 
 
-class TookWild(Struct, tag="took_wild", frozen=True):
+class TookWild(Struct, tag="took_wild", frozen=True, gc=False):
     seat: int
     card: str
 
@@ -141,7 +141,7 @@ class TookWild(Struct, tag="took_wild", frozen=True):
         return f"seat {self.seat} takes {self.card} as a wild"
 
 
-class Discarded(Struct, tag="discarded", frozen=True):
+class Discarded(Struct, tag="discarded", frozen=True, gc=False):
     seat: int
     meld: MeldName
     cards: tuple[str, ...]
@@ -152,7 +152,7 @@ class Discarded(Struct, tag="discarded", frozen=True):
         return f"seat {self.seat} discards {_meld_text(self.meld, self.cards, self.wilds)}"
 
 
-class Declined(Struct, tag="declined", frozen=True):
+class Declined(Struct, tag="declined", frozen=True, gc=False):
     seat: int
     pass_card: PassCardName
 
@@ -160,7 +160,7 @@ class Declined(Struct, tag="declined", frozen=True):
         return f"seat {self.seat} does nothing with {self.pass_card}"
 
 
-class RoundOver(Struct, tag="round_over", frozen=True):
+class RoundOver(Struct, tag="round_over", frozen=True, gc=False):
     """The round's points, the totals, the finishing order (the last holder last)."""
 
     round: int

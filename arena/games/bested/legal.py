@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from arena.games import melds as M
 from arena.games.bested.actions import (
     _DECLINE,
@@ -15,6 +17,10 @@ from arena.games.bested.actions import (
 from arena.games.bested.meld_actions import swap_options
 from arena.games.bested.observation import CHOOSE, LEAD, OVER, PLAY, SWAP
 from arena.games.bested.state import AVAILABLE, BestedTable
+
+#: the passes offered, by every Pass Card's number and state (`_pass_options`), read only
+_PASS_OPTIONS: dict[tuple[object, ...], list[Pass]] = {}
+_NO_PASS_CARD = [_PASS_NONE]
 
 
 class LegalActions(BestedTable):
@@ -32,27 +38,30 @@ class LegalActions(BestedTable):
             return [choose[c] for c in reversed(hand)]
         if phase == LEAD:
             found = M.all_melds(hand, len(self.wilds[seat]), self.rules.kinds)
-            return list(self._memo.play_list(found))
+            return cast(list[BestedAction], self._memo.play_list(found))
         if phase == PLAY:
             assert self.beat is not None
             found = M.beating(hand, len(self.wilds[seat]), self.beat, self.rules.zero_high)
-            out: list[BestedAction] = list(self._memo.play_list(found))
-            out.extend(self._pass_options(seat))
+            out = cast(list[BestedAction], self._memo.play_list(found))  # a new list
+            out += self._pass_options(seat)
             return out
         if phase == SWAP:
             return list(swap_options(self.pending))
         return self._resolve_options(seat)
 
     def _pass_options(self, seat: int) -> list[Pass]:
+        """The passes `seat` may make (read only: the lists are shared)."""
         # docs/rules.md §5.5: a passing player takes one available Pass Card of their choice,
         # unless nobody else remains in the trick (then none, and the trick ends).
         if not self._others_in_trick(seat):
-            return [_PASS_NONE]
-        return [
-            _PASSES[PASS_CARDS[k]]
-            for k in sorted(self.pass_state)
-            if self.pass_state[k] == AVAILABLE
-        ]
+            return _NO_PASS_CARD
+        state = self.pass_state
+        key = (*state, *state.values())
+        passes = _PASS_OPTIONS.get(key)
+        if passes is None:  # a few hundred at most: each built once, and kept
+            passes = [_PASSES[PASS_CARDS[k]] for k, st in sorted(state.items()) if st == AVAILABLE]
+            _PASS_OPTIONS[key] = passes
+        return passes
 
     def _resolve_options(self, seat: int) -> list[BestedAction]:
         card = self.resolving
@@ -66,14 +75,13 @@ class LegalActions(BestedTable):
             if self.wilds[seat]:
                 give.append(self.wilds[seat][0])  # any wild is the same gift: the first
             to = [s for s in holders if s != seat]
-            for c in give:
-                gifts = actions.give[c]
-                out.extend(gifts[s] for s in to)
+            gifts = actions.give
+            out += [gifts[c][s] for c in give for s in to]
         if card in (5, 3):
             take = actions.take_wild
             out.extend(take[c] for c in self._takeable())
             out.append(_DECLINE)
         if card == 4:
-            reps = M.removals(self.hands[seat], len(self.wilds[seat]), self.rules.kinds)
-            out.extend([self._memo.discard(m) for m in reps.values()])
+            reps = M.removal_melds(self.hands[seat], len(self.wilds[seat]), self.rules.kinds)
+            out.extend(self._memo.discard_list(reps))
         return out

@@ -3,6 +3,7 @@ an action's meld checked against the hand, and the swap step's offer."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -19,20 +20,40 @@ class _Actions:
     rest). `built` maps each memoized action back to the Meld it was built from, by the
     action's identity: an action picked from a legal list (as the referee applies
     `legal[index]`) is applied without parsing it again. An equal action decoded from a
-    bot's JSON is another object: it is parsed and checked in full."""
+    bot's JSON is another object: it is parsed and checked in full.
+
+    The melds of legal lists come from melds.py's tables, the same object each time, so
+    their actions are also found by the meld's identity (`play_of`, `discard_of`), without
+    hashing the meld: `kept` holds every meld whose id is a key there (an id names one
+    object only while it lives). Everything is dropped together when it grows too big."""
 
     plays: dict[Meld, Play] = field(default_factory=dict)
     discards: dict[Meld, Discard] = field(default_factory=dict)
     built: dict[int, Meld] = field(default_factory=dict)  # id(memoized action) -> its Meld
+    play_of: dict[int, Play] = field(default_factory=dict)  # id(meld in `kept`) -> its play
+    discard_of: dict[int, Discard] = field(default_factory=dict)  # the same for discards
+    kept: dict[int, Meld] = field(default_factory=dict)  # id -> meld, kept alive
     limit: int = 1 << 18
+
+    def __deepcopy__(self, memo: dict[int, object]) -> _Actions:
+        """The process's one memo (`actions_memo`) is shared by every game, copies of a
+        game included: a copy of it would hold ids of objects it does not keep alive."""
+        return self
+
+    def __reduce__(self) -> tuple[Callable[[], _Actions], tuple[()]]:
+        return actions_memo, ()
+
+    def _room(self) -> None:
+        """Drop everything once a memo outgrows `limit` (bounded memory in long runs)."""
+        if max(len(self.plays), len(self.discards), len(self.kept)) > self.limit:
+            for memo in (self.plays, self.discards, self.built, self.play_of, self.discard_of):
+                memo.clear()
+            self.kept.clear()
 
     def play(self, m: Meld) -> Play:
         action = self.plays.get(m)
         if action is None:
-            if len(self.plays) > self.limit:
-                self.plays.clear()
-                self.built.clear()
-                self.discards.clear()
+            self._room()
             codes = M.card_table().codes
             action = Play(KIND_NAMES[m.kind], tuple(codes[i] for i in m.naturals), m.wilds)
             self.plays[m] = action
@@ -40,14 +61,27 @@ class _Actions:
         return action
 
     def play_list(self, found: list[Meld]) -> list[Play]:
-        """The plays of these melds, in order (`play` for each, with the common case,
-        a play met before, inlined: this runs at every decision)."""
-        get = self.plays.get
+        """The plays of these melds, in order (`play` for each): found by each meld's
+        identity, all at once, in the common case where every one was met before (this
+        runs at every decision)."""
+        try:
+            return list(map(self.play_of.__getitem__, map(id, found)))
+        except KeyError:
+            pass
         out = []
         for m in found:
-            action = get(m)
-            out.append(self.play(m) if action is None else action)
+            action = self.play_of.get(id(m))
+            if action is None:
+                action = self.play(m)
+                self.play_of[id(m)] = action
+                self.kept[id(m)] = m
+            out.append(action)
         return out
+
+    def canonical_play(self, action: Play, m: Meld) -> Play:
+        """The memoized play of `m`, the meld `action` names: `action` itself when the
+        memo built it (`meld_of`), without looking `m` up again."""
+        return action if self.built.get(id(action)) is m else self.play(m)
 
     def meld_of(self, action: Play | Discard) -> Meld | None:
         """The Meld this very action object was memoized for, or None (another object)."""
@@ -56,15 +90,28 @@ class _Actions:
     def discard(self, m: Meld) -> Discard:
         action = self.discards.get(m)
         if action is None:
-            if len(self.discards) > self.limit:
-                self.discards.clear()
-                self.built.clear()
-                self.plays.clear()
+            self._room()
             codes = M.card_table().codes
             action = Discard(KIND_NAMES[m.kind], tuple(codes[i] for i in m.naturals), m.wilds)
             self.discards[m] = action
             self.built[id(action)] = m
         return action
+
+    def discard_list(self, found: list[Meld]) -> list[Discard]:
+        """The discards of these melds, in order, found like `play_list`'s plays."""
+        try:
+            return list(map(self.discard_of.__getitem__, map(id, found)))
+        except KeyError:
+            pass
+        out = []
+        for m in found:
+            action = self.discard_of.get(id(m))
+            if action is None:
+                action = self.discard(m)
+                self.discard_of[id(m)] = action
+                self.kept[id(m)] = m
+            out.append(action)
+        return out
 
 
 @cache

@@ -13,7 +13,7 @@ from arena.games.bested.actions import PASS_CARDS, PassCardName
 from arena.games.melds import KIND_NAMES, Meld, MeldName
 
 
-class TablePlay(Struct, frozen=True):
+class TablePlay(Struct, frozen=True, gc=False):
     """One play of the current trick."""
 
     seat: int
@@ -26,7 +26,7 @@ class TablePlay(Struct, frozen=True):
 PassState = Literal["available", "held", "removed"]
 
 
-class PassCardView(Struct, frozen=True):
+class PassCardView(Struct, frozen=True, gc=False):
     """A Pass Card of this round: in the centre, held (unresolved) or removed."""
 
     card: PassCardName
@@ -36,7 +36,7 @@ class PassCardView(Struct, frozen=True):
     leaving: bool  # held, and removed from the round once resolved
 
 
-class BetView(Struct, frozen=True):
+class BetView(Struct, frozen=True, gc=False):
     owner: int
     on: int
 
@@ -82,13 +82,13 @@ class BestedObservation(Struct, tag="bested", frozen=True):
 
 
 def table_play(seat: int, meld: Meld, used: tuple[int, ...]) -> TablePlay:
-    codes = M.card_table().codes
+    code_of = M.card_table().codes.__getitem__
     return TablePlay(
         seat,
         KIND_NAMES[meld.kind],
-        tuple([codes[c] for c in meld.naturals]),
+        tuple(map(code_of, meld.naturals)),
         meld.wilds,
-        tuple([codes[c] for c in used]),
+        tuple(map(code_of, used)) if used else (),
     )
 
 

@@ -108,8 +108,9 @@ class PassCardUses(SwapStep):
         meld = checked_meld(self._memo, action, hand, wilds, self.rules.kinds)
         # Only the cards leaving the hand matter: the canonical form is the first listed
         # meld taking out the same cards. Cards that only a meld with a wild where a
-        # natural could stand takes out are reached by a swap (arena's ruling).
-        rep = M.removals(hand, wilds, self.rules.kinds).get(meld.key)
+        # natural could stand takes out are reached by a swap (arena's ruling). Without
+        # wilds every meld of the hand is listed, and is the only one taking its cards.
+        rep = meld if not wilds else M.removals(hand, wilds, self.rules.kinds).get(meld.key)
         if rep is None:
             refuse_needless_wild(action, meld, hand)
             raise AssertionError("a meld with wilds only where needed is always listed")

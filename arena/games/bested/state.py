@@ -3,9 +3,12 @@ queries on it, and what each seat observes of it."""
 
 from __future__ import annotations
 
+from itertools import compress
+from operator import add, itemgetter
+
 from arena.games import melds as M
 from arena.games.base import GameState
-from arena.games.bested.actions import PASS_CARDS, BestedAction
+from arena.games.bested.actions import MAX_SEATS, PASS_CARDS, BestedAction
 from arena.games.bested.events import RoundStarted, TrickStarted
 from arena.games.bested.meld_actions import actions_memo
 from arena.games.bested.observation import (
@@ -15,6 +18,8 @@ from arena.games.bested.observation import (
     OVER,
     SWAP,
     BestedObservation,
+    BetView,
+    PassCardView,
     PassState,
     TablePlay,
     bet_view,
@@ -25,6 +30,30 @@ from arena.games.bested.options import BET_CARDS, Rules
 from arena.games.cards import deal
 from arena.games.events import Dealt
 from arena.games.melds import Meld
+
+#: a card's code by its id
+_code_of = M.card_table().codes.__getitem__
+
+#: every bet's view, by (owner, the seat bet on) (shared: observations are built often)
+_BET_VIEWS = {
+    (owner, on): bet_view(owner, on) for owner in range(MAX_SEATS) for on in range(MAX_SEATS)
+}
+#: every Pass Card's view, by number, then state, then holder + 1 (0: none), then whether
+#: it is leaving (shared: the views are few, observations are built at every decision)
+_PASS_CARD_VIEWS = {
+    k: {
+        state: tuple(
+            (pass_card_view(k, state, holder, False), pass_card_view(k, state, holder, True))
+            for holder in (None, *range(MAX_SEATS))
+        )
+        for state in ("available", "held", "removed")
+    }
+    for k in PASS_CARDS
+}
+#: `BestedTable._pass_views`' lists, by what they are built from (a few hundred with up to
+#: 5 players; with 6, some ten thousand: whose held cards vary more); at most this many
+_PASS_VIEWS: dict[tuple[object, ...], list[PassCardView]] = {}
+_PASS_VIEWS_LIMIT = 1 << 15
 
 AVAILABLE: PassState = "available"
 HELD: PassState = "held"
@@ -51,6 +80,11 @@ class BestedTable(GameState[BestedAction, BestedObservation]):
         self.pending: Meld | None = None
         self._pending_used: list[int] = []
         self._pending_from = LEAD
+        # the bets the observations' bet views and counts were last built from: with six
+        # players there can be thirty, and they change a few times a round
+        self._bets_seen: list[tuple[int, int]] = []
+        self._bets_counts: list[int] = []
+        self._bet_views: list[BetView] = []
         self._start_round()
 
     # -- hands ----------------------------------------------------------------
@@ -64,10 +98,7 @@ class BestedTable(GameState[BestedAction, BestedObservation]):
 
     def sizes(self) -> list[int]:
         """`size` of every seat, in one pass (observations need it at every decision)."""
-        out = list(map(len, self.hands))
-        if any(self.wilds):
-            for seat, wilds in enumerate(self.wilds):
-                out[seat] += len(wilds)
+        out = list(map(add, map(len, self.hands), map(len, self.wilds)))
         if self.pending is not None:
             out[self.turn] += self.pending.size
         return out
@@ -146,7 +177,7 @@ class BestedTable(GameState[BestedAction, BestedObservation]):
         return others > 0
 
     def _bets_left(self, seat: int) -> int:
-        return BET_CARDS - sum(1 for owner, _ in self.bets if owner == seat)
+        return BET_CARDS - [owner for owner, _ in self.bets].count(seat)
 
     def _takeable(self) -> list[int]:
         """The cards played this trick that may be taken as wilds: not taken before in this
@@ -154,11 +185,27 @@ class BestedTable(GameState[BestedAction, BestedObservation]):
         return [c for c in self.trick_cards if c not in self.taken_in_round]
 
     # -- views ------------------------------------------------------------------------
+    def _pass_views(self) -> list[PassCardView]:
+        """The Pass Cards' views, by number. The same lists come again and again (in this
+        game and others): each is built once (`_PASS_VIEWS`), under what it is built
+        from, every card's state, holder and whether it is leaving."""
+        state, holder, leaving = self.pass_state, self.pass_holder, self.leaving
+        key = (*state, *state.values(), None, *holder, *holder.values(), None, *leaving)
+        views = _PASS_VIEWS.get(key)
+        if views is None:
+            table = _PASS_CARD_VIEWS
+            views = [
+                table[k][st][holder.get(k, -1) + 1][k in leaving] for k, st in sorted(state.items())
+            ]
+            if len(_PASS_VIEWS) >= _PASS_VIEWS_LIMIT:
+                _PASS_VIEWS.clear()
+            _PASS_VIEWS[key] = views
+        return list(views)
+
     def observation(self, seat: int) -> BestedObservation:
         """What `seat` sees. Built at every decision, so from parts kept ready (the plays,
         built when final; the Pass Card and bet views, shared Structs) and passed to the
         Struct by position, in its field order (named in the comments)."""
-        codes = M.card_table().codes
         n = self.players
         phase = self.phase
         # The pending meld and the swap step are shown to the seat deciding only: the
@@ -170,12 +217,21 @@ class BestedTable(GameState[BestedAction, BestedObservation]):
                 pending = table_play(seat, self.pending, tuple(self._pending_used))
             else:
                 phase = self._pending_from
-        bets_left = [BET_CARDS] * n
-        for owner, _ in self.bets:
-            bets_left[owner] -= 1
-        in_trick, holder, leaving = self.in_trick, self.pass_holder, self.leaving
+        bets = self.bets
+        if not bets:
+            bets_left = [BET_CARDS] * n
+            bet_views = []
+        elif bets == self._bets_seen:  # the bets' views and counts as last built
+            bets_left, bet_views = list(self._bets_counts), list(self._bet_views)
+        else:
+            owners = list(map(itemgetter(0), bets))
+            bets_left = [BET_CARDS - owners.count(s) for s in range(n)]
+            bet_views = list(map(_BET_VIEWS.__getitem__, bets))
+            self._bets_seen, self._bets_counts, self._bet_views = list(bets), bets_left, bet_views
+            bets_left, bet_views = list(bets_left), list(bet_views)
         plays = self.plays
         rules = self.rules
+        taken = self.taken_in_round
         return BestedObservation(
             self.ruleset,  # ruleset
             seat,  # seat
@@ -184,23 +240,22 @@ class BestedTable(GameState[BestedAction, BestedObservation]):
             _PHASES[phase],  # phase
             None if self.phase == OVER else self.turn,  # to_act
             PASS_CARDS[self.resolving] if self.resolving else None,  # resolving
-            [codes[c] for c in self.hands[seat]],  # hand
-            [codes[c] for c in self.wilds[seat]],  # wilds
+            list(map(_code_of, self.hands[seat])),  # hand
+            list(map(_code_of, self.wilds[seat])),  # wilds
             self.sizes(),  # hand_sizes
             self.trick_leader,  # trick_leader
             plays[-1] if plays else None,  # beat
             list(plays),  # plays
             pending,  # pending
             # takeable: `_takeable()`, encoded in the same pass
-            [codes[c] for c in self.trick_cards if c not in self.taken_in_round],
-            [s for s in range(n) if in_trick[s]],  # in_trick
+            [_code_of(c) for c in self.trick_cards if c not in taken]
+            if taken
+            else list(map(_code_of, self.trick_cards)),
+            list(compress(range(n), self.in_trick)),  # in_trick
             list(self.passed),  # passed
             list(self.shed),  # shed
-            [  # pass_cards
-                pass_card_view(k, state, holder.get(k), k in leaving)
-                for k, state in sorted(self.pass_state.items())
-            ],
-            [bet_view(owner, on) for owner, on in self.bets],  # bets
+            self._pass_views(),  # pass_cards
+            bet_views,  # bets
             bets_left,  # bets_left
             list(self.round_points),  # round_points
             list(self.totals),  # totals

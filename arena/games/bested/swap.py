@@ -72,6 +72,7 @@ class SwapStep(Tricks):
         self.beat = meld
         self.phase = PLAY
         self._emit(Played(*args))
-        if self.size(seat) == 0 and self._shed_out(seat):
+        # `size(seat) == 0`, the meld being final
+        if not self.hands[seat] and not self.wilds[seat] and self._shed_out(seat):
             return
         self._advance(seat)
