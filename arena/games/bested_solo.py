@@ -3,7 +3,9 @@
 
 The bot climbs over its own melds, draws when it passes, and may take the dummy's
 unseen cards as wilds; the dummy scores its hand less its worst suit(s). Melds come
-from `melds.py`; `play` and `pass` are the same actions as in `bested`.
+from `melds.py`; `play` and `pass` are the same actions as in `bested`. The actions,
+events and plays hold strings and integers only (`gc=False`: out of the cycle collector's
+walks, as in `bested`).
 """
 
 from __future__ import annotations
@@ -141,9 +143,12 @@ class SoloPlay(Struct, frozen=True, gc=False):
     wilds: tuple[int, ...]
 
 
+#: a card's code by its id
+_code_of = M.card_table().codes.__getitem__
+
+
 def solo_play(meld: Meld) -> SoloPlay:
-    code_of = M.card_table().codes.__getitem__
-    return SoloPlay(KIND_NAMES[meld.kind], tuple(map(code_of, meld.naturals)), meld.wilds)
+    return SoloPlay(KIND_NAMES[meld.kind], tuple(map(_code_of, meld.naturals)), meld.wilds)
 
 
 Phase = Literal["lead", "play", "over", "swap"]
@@ -429,28 +434,31 @@ class SoloState(GameState[SoloAction, SoloObservation]):
 
     # -- views and result ------------------------------------------------------------------
     def observation(self, seat: int) -> SoloObservation:
-        codes = M.card_table().codes
+        """What the bot sees. Built at every decision: passed to the Struct by position, in
+        its field order (named in the comments)."""
         plays = self.plays
+        options = self.options
+        phase = self.phase
         return SoloObservation(
-            ruleset=self.ruleset,
-            seat=seat,
-            players=1,
-            round=self.round,
-            rounds=self.options.rounds,
-            difficulty=self.options.difficulty,
-            phase=_PHASES[self.phase],
-            to_act=self.current_player,
-            hand=[codes[c] for c in self.hand],
-            wilds=len(self.wilds),
-            beat=plays[-1] if plays else None,
-            plays=list(plays),
-            pending=solo_play(self.pending) if self.pending is not None else None,
-            draw_on_pass=0 if self.final else (3 if len(self.plays) <= 1 else 2),
-            deck=len(self.deck),
-            dummy=len(self.dummy),
-            final_trick=self.final,
-            bot_total=self.bot_total,
-            dummy_total=self.dummy_total,
+            self.ruleset,  # ruleset
+            seat,  # seat
+            1,  # players
+            self.round,  # round
+            options.rounds,  # rounds
+            options.difficulty,  # difficulty
+            _PHASES[phase],  # phase
+            None if phase == OVER else 0,  # to_act: `current_player`
+            list(map(_code_of, self.hand)),  # hand
+            len(self.wilds),  # wilds
+            plays[-1] if plays else None,  # beat
+            list(plays),  # plays
+            solo_play(self.pending) if self.pending is not None else None,  # pending
+            0 if self.final else (3 if len(plays) <= 1 else 2),  # draw_on_pass
+            len(self.deck),  # deck
+            len(self.dummy),  # dummy
+            self.final,  # final_trick
+            self.bot_total,  # bot_total
+            self.dummy_total,  # dummy_total
         )
 
     def outcome(self) -> Outcome:

@@ -19,8 +19,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import chain, combinations, pairwise
-from operator import getitem
-from typing import Literal, NamedTuple
+from operator import attrgetter, getitem
+from typing import Literal, NamedTuple, cast
 
 from msgspec import Struct
 
@@ -163,8 +163,9 @@ def beats(new: Meld, old: Meld, zero_high: int | None) -> bool:
 # next time the same hand is asked (a hand is asked about again and again while its
 # holder passes, leads or resolves a Pass Card).
 
-#: at most this many hands (or made melds) are remembered (each cache is emptied when full)
-CACHE_LIMIT = 1 << 14
+#: at most this many hands are remembered (each cache is emptied when full): the hands
+#: asked about again are recent ones, and small caches stay in the processor's caches
+CACHE_LIMIT = 1 << 11
 
 _RANKS = MAX_RANK + 1
 #: a card's id is (MAX_RANK - rank) * NIBBLE + suit (`card_table`'s order), so in a hand's
@@ -191,6 +192,7 @@ class HandIndex(Struct, gc=False):
     masks: tuple[tuple[int, ...], int] | None = None
 
     def _suit_masks(self) -> tuple[tuple[int, ...], int]:
+        """`suits` and `held`, made from the hand the first time they are asked for."""
         if self.masks is None:
             masks = [0] * len(SUITS)
             for i in self.hand:
@@ -243,6 +245,10 @@ class _Tables(NamedTuple):
     nat_lines: tuple[tuple[tuple[tuple[_Entry, ...], ...], ...], ...]
     #: by line type, size k and start: the window of wilds alone
     wild_lines: tuple[tuple[tuple[_Entry, ...], ...], ...]
+    #: by line type, size k and the bit of its first card in a hand's bit set: the run
+    #: or gap of naturals alone (`nat_lines` by bit; None where the window does not fit,
+    #: which `_lines_of_naturals` never looks up)
+    nat_line_at: tuple[tuple[tuple[_Entry, ...], ...], ...]
 
 
 def _byte_rows(
@@ -264,10 +270,13 @@ def _byte_rows(
 
 
 class _LineTables(NamedTuple):
+    """The line tables of one type (run or gap), as `_Tables` holds them by type."""
+
     fit: tuple[int, ...]
     windows: tuple[tuple[int, ...], ...]
     nat_lines: tuple[tuple[tuple[_Entry, ...], ...], ...]
     wild_lines: tuple[tuple[_Entry, ...], ...]
+    nat_line_at: tuple[tuple[_Entry, ...], ...]
 
 
 def _line_tables(kind: int) -> _LineTables:
@@ -287,6 +296,11 @@ def _line_tables(kind: int) -> _LineTables:
         nat = tuple([ids[suit][r] for r in ranks])
         return _line_key(k, top, 0, nat[0]), Meld(kind, k, top, low, nat, ())
 
+    nat_lines = tuple(
+        tuple(tuple(line(s, k, low) for low in starts(k)) if k >= 2 else () for k in sizes)
+        for s in range(len(SUITS))
+    )
+    by_bit = range(_RANKS * NIBBLE)  # bit b: rank MAX_RANK - b // NIBBLE, suit b % NIBBLE
     return _LineTables(
         fit=tuple((1 << len(starts(k))) - 1 if k else 0 for k in sizes),
         windows=tuple(
@@ -296,12 +310,18 @@ def _line_tables(kind: int) -> _LineTables:
             )
             for k in sizes
         ),
-        nat_lines=tuple(
-            tuple(tuple(line(s, k, low) for low in starts(k)) if k >= 2 else () for k in sizes)
-            for s in range(len(SUITS))
-        ),
+        nat_lines=nat_lines,
         wild_lines=tuple(
             tuple(line(None, k, low) for low in starts(k)) if k else () for k in sizes
+        ),
+        nat_line_at=tuple(
+            tuple(
+                nat_lines[b % NIBBLE][k][MAX_RANK - b // NIBBLE]
+                if k >= 2 and MAX_RANK - b // NIBBLE in starts(k)
+                else cast(_Entry, None)
+                for b in by_bit
+            )
+            for k in sizes
         ),
     )
 
@@ -350,6 +370,7 @@ def _tables() -> _Tables:
         windows=tuple(t.windows for t in lines),
         nat_lines=tuple(t.nat_lines for t in lines),
         wild_lines=tuple(t.wild_lines for t in lines),
+        nat_line_at=tuple(t.nat_line_at for t in lines),
     )
 
 
@@ -409,7 +430,8 @@ def _singles(idx: HandIndex, wilds: int, floor: int, zero: bool) -> list[Meld]:
     return out
 
 
-_filled_sets: dict[int, Meld] = {}  # few: a rank, the suits held of it, a size
+#: every set with wilds made so far: few (a rank, the suits held of it, a size under 256)
+_filled_sets: dict[int, Meld] = {}
 
 
 def _filled_set(rank: int, sub: int, size: int) -> Meld:
@@ -524,8 +546,9 @@ def _lines(
         starts |= 1
     if wilds:
         found = _lines_with_wilds(idx, wilds, kind, step, lo_k, hi_k, starts)
-    else:
-        found = _lines_of_naturals(idx, kind, step, lo_k, hi_k, starts)
+    else:  # the same starts, as bits of the hand's bit set: ranks `first` up, or 0
+        at = _ABOVE[first] | _ZEROS if zero else _ABOVE[first]
+        found = _lines_of_naturals(idx, kind, step, lo_k, hi_k, at)
     if len(found) > 1:
         found.sort()  # by the entries' keys, all different: melds are never compared
     return [entry[1] for entry in found]
@@ -534,24 +557,27 @@ def _lines(
 def _lines_of_naturals(
     idx: HandIndex, kind: int, step: int, lo_k: int, hi_k: int, starts: int
 ) -> list[_Entry]:
-    """`_lines` without wilds: a window of size k is held whole in a suit where the
-    suit's mask shifted by 0, step, .. (k - 1) steps has its start's bit set in all."""
+    """`_lines` without wilds, every suit at once on the hand's bit set (`starts`: the
+    bits of the cards a window may start at). A suit's card of rank r + step sits
+    `NIBBLE * step` bits below its card of rank r, so the windows of size k held whole
+    start at the bits set in the bit set shifted up by 0, 1, .. k - 1 such steps."""
     found: list[_Entry] = []
-    table = _tables().nat_lines[kind - RUN]
-    for suit, mask in enumerate(idx.suits):
-        held_from = mask  # the starts of the windows of size k held whole
-        for k in range(2, hi_k + 1):
-            held_from &= mask >> (step * (k - 1))
-            if not held_from:
-                break
-            if k < lo_k:
-                continue
-            lines = table[suit][k]
-            bits = held_from & starts
-            while bits:
-                low = (bits & -bits).bit_length() - 1
-                bits &= bits - 1
-                found.append(lines[low])
+    table = _tables().nat_line_at[kind - RUN]
+    bits = idx.bits
+    unit = NIBBLE * step
+    held = bits  # the cards starting a window of size k held whole
+    for k in range(2, hi_k + 1):
+        held &= bits << (unit * (k - 1))
+        if not held:
+            break
+        if k < lo_k:
+            continue
+        lines = table[k]
+        at = held & starts
+        while at:
+            low = (at & -at).bit_length() - 1
+            at &= at - 1
+            found.append(lines[low])
     return found
 
 
@@ -665,16 +691,6 @@ def _suit_lines(
     return found
 
 
-def _of_kind(
-    idx: HandIndex, wilds: int, kind: int, size: int | None, floor: int, zero: bool
-) -> list[Meld]:
-    if kind == SINGLE:
-        return _singles(idx, wilds, floor, zero) if size in (None, 1) else []
-    if kind == SET:
-        return _sets(idx, wilds, size, floor, zero)
-    return _lines(idx, wilds, kind, size, floor, zero)
-
-
 def beating(hand: Iterable[int], wilds: int, old: Meld, zero_high: int | None) -> list[Meld]:
     """Every meld of the hand that beats `old` (`beats`), in legal-list order: only the
     melds of its type and size, above its rank (or, by the zeros rule, starting at 0)."""
@@ -705,7 +721,12 @@ def all_melds(hand: Iterable[int], wilds: int, kinds: Iterable[int]) -> list[Mel
         idx = index(hand)
         melds: list[Meld] = []
         for kind in _KIND_ORDER.get(key[2]) or sorted(set(key[2])):
-            melds.extend(_of_kind(idx, wilds, kind, None, -1, False))
+            if kind == SINGLE:
+                melds += _singles(idx, wilds, -1, False)
+            elif kind == SET:
+                melds += _sets(idx, wilds, None, -1, False)
+            else:
+                melds += _lines(idx, wilds, kind, None, -1, False)
         if len(_all) >= CACHE_LIMIT:
             _all.clear()
         found = _all[key] = tuple(melds)  # a tuple of untracked melds: not the collector's
@@ -713,6 +734,9 @@ def all_melds(hand: Iterable[int], wilds: int, kinds: Iterable[int]) -> list[Mel
 
 
 _removals: dict[tuple[tuple[int, ...], int, tuple[int, ...]], dict[MeldKey, Meld]] = {}
+_naturals_of = attrgetter("naturals")
+_NO_MELD = Meld(SINGLE, 0, 0, 0, (), ())  # a place holder, replaced at once
+_wilds_of = attrgetter("wilds")
 
 
 def removals(hand: Iterable[int], wilds: int, kinds: Iterable[int]) -> Mapping[MeldKey, Meld]:
@@ -723,9 +747,11 @@ def removals(hand: Iterable[int], wilds: int, kinds: Iterable[int]) -> Mapping[M
     key = (hand, wilds, tuple(kinds))
     out = _removals.get(key)
     if out is None:
-        out = {}
-        for m in all_melds(hand, wilds, key[2]):
-            out.setdefault((m.naturals, len(m.wilds)), m)
+        melds = all_melds(hand, wilds, key[2])
+        keys = list(zip(map(_naturals_of, melds), map(len, map(_wilds_of, melds)), strict=True))
+        # Each key where it first comes, with its first meld (the last one in reversed).
+        out = dict.fromkeys(keys, _NO_MELD)
+        out.update(zip(reversed(keys), reversed(melds), strict=True))
         if len(_removals) >= CACHE_LIMIT:
             _removals.clear()
         _removals[key] = out

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
+import trio
 
 from arena.games import OptionsInput
 from arena.games.errors import ArenaError
@@ -186,6 +187,7 @@ async def run_match(
         bots = [a, b] if order == 0 else [b, a]
         return GameJob(ruleset, bots, plain, match_seed(seed, deal), config, game_name(deal, order))
 
+    @trio.lowlevel.enable_ki_protection  # journaled and counted, or neither (Ctrl-C waits)
     def done(game: tuple[int, int], record: GameRecord) -> None:
         if game in state.played:  # played twice (an executor's retry): counted once
             return

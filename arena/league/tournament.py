@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import overload
 
 import msgspec
+import trio
 
 from arena.league.config import Tournament
 from arena.league.executors import Executor, GameJob, InProcess, OnNote
@@ -100,6 +101,9 @@ async def run_tournament(
         bots = [specs[name] for name in game.seats]
         return GameJob(c.ruleset, bots, c.options, game.seed, config, game.id)
 
+    # Ctrl-C is held off here until the next checkpoint: a game journaled is always counted
+    # (the "N finished games are saved" a user reads is the journal's count).
+    @trio.lowlevel.enable_ki_protection
     def done(game: Game, record: GameRecord) -> None:
         if game.id in ranks:  # played twice (an executor's retry): journaled once
             return

@@ -56,6 +56,12 @@ def _cases() -> list[Case]:
         out.append((f"bested-solo{tag}", "bested-solo", 1, opts, 4, 0, None))
     for wilds in (3, 7):
         out.append((f"bested-solo-{wilds}wilds", "bested-solo", 1, {}, 5, wilds, None))
+    # Hands holding many wilds, in more seats and over more rounds: the longest lists.
+    for players in (3, 6):
+        opts = {"gaps": True, "zeros": True}
+        name = f"bested-{players}p-gaps-zeros-6wilds"
+        out.append((name, "bested", players, opts, 7, 6, 300))
+    out.append(("bested-solo-rounds3-5wilds", "bested-solo", 1, {"rounds": 3}, 6, 5, None))
     return out
 
 
@@ -162,6 +168,9 @@ DIGESTS: dict[str, str] = {
     "bested-solo-rounds5-difficultyhard": "15c8e5b5802fb1db292359d0",
     "bested-solo-3wilds": "2f3a4fc18c817c7c27db67ff",
     "bested-solo-7wilds": "8d5f89b84e5c265341729af1",
+    "bested-3p-gaps-zeros-6wilds": "2c94a20c9a6fc077ebb782c0",
+    "bested-6p-gaps-zeros-6wilds": "5998c5d2a0b3bf0d0bcf112a",
+    "bested-solo-rounds3-5wilds": "688a9b4bcf022fc89caa82ef",
 }
 
 

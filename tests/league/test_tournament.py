@@ -18,11 +18,13 @@ import sys
 import time
 from collections import Counter, defaultdict
 from collections.abc import Iterator
+from functools import partial
 from itertools import combinations
 from pathlib import Path
 from typing import Any
 
 import pytest
+import trio
 
 from arena.league.config import ConfigError, Tournament, load_tournament
 from arena.league.leaderboard import leaderboard
@@ -412,6 +414,30 @@ def test_ctrl_c_stops_the_run_and_its_bots_and_a_rerun_completes(
     ids = game_ids(games)
     assert sorted(ids) == planned  # every planned game once: none lost, none twice
     assert games.read_bytes().startswith(before)  # the earlier games were kept as they were
+
+
+def test_ctrl_c_as_a_game_is_journaled_still_counts_that_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C arriving just as a record is written: the game is counted as finished too, so
+    "N finished games are saved" is the journal's count (the signal waits for a checkpoint)."""
+    t = load_tournament(write_tournament(tmp_path, [path_bot(GREEDY), path_bot(RANDOM)], deals=3))
+    journal = ResultsDir.append
+
+    def append_then_ctrl_c(self: ResultsDir, record: GameRecord) -> None:
+        journal(self, record)
+        if len(game_ids(self.games_file)) == 2:
+            signal.raise_signal(signal.SIGINT)  # handled before the next line runs
+
+    monkeypatch.setattr(ResultsDir, "append", append_then_ctrl_c)
+    with ResultsDir.open(tmp_path / "results", t) as folder:
+        finished = folder.finished()
+        with pytest.raises((KeyboardInterrupt, BaseExceptionGroup)) as caught:
+            trio.run(partial(run_tournament, t, folder, finished=finished))
+        if isinstance(caught.value, BaseExceptionGroup):
+            assert caught.value.subgroup(KeyboardInterrupt) is not None
+        assert sorted(finished) == sorted(game_ids(folder.games_file))
+        assert len(finished) >= 2
 
 
 def test_a_killed_run_resumes_without_replaying_and_the_folder_is_locked_meanwhile(

@@ -1,5 +1,9 @@
 """The actions of `bested`: the JSON a bot writes (`play` and `pass` are shared with
-`bested-solo`), and the Pass Cards they name."""
+`bested-solo`), and the Pass Cards they name.
+
+They hold strings and integers only, so none can be in a reference cycle: `gc=False`
+keeps them out of the cycle collector's walks (the memo of meld_actions.py and every
+game's history keep many)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""The events of `bested`: what the seats are told, in order."""
+"""The events of `bested`: what the seats are told, in order.
+
+They hold strings, integers and lists of them only, so none can be in a reference cycle:
+`gc=False` keeps them out of the cycle collector's walks (a game's log keeps thousands)."""
 
 from __future__ import annotations
 

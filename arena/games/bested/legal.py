@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import chain
+from operator import itemgetter
 from typing import cast
 
 from arena.games import melds as M
@@ -69,17 +71,20 @@ class LegalActions(BestedTable):
         holders = self.holders()
         actions = card_actions()
         if card in (6, 5) and self._bets_left(seat) > 0:
-            out.extend(actions.bet[s] for s in holders)
+            out += map(actions.bet.__getitem__, holders)
         if card == 6:
             give = [*reversed(self.hands[seat])]
             if self.wilds[seat]:
                 give.append(self.wilds[seat][0])  # any wild is the same gift: the first
             to = [s for s in holders if s != seat]
-            gifts = actions.give
-            out += [gifts[c][s] for c in give for s in to]
+            if len(to) > 1:  # each card's gifts to every other holder, in seat order
+                out += chain.from_iterable(
+                    map(itemgetter(*to), map(actions.give.__getitem__, give))
+                )
+            elif to:
+                out += map(itemgetter(to[0]), map(actions.give.__getitem__, give))
         if card in (5, 3):
-            take = actions.take_wild
-            out.extend(take[c] for c in self._takeable())
+            out += map(actions.take_wild.__getitem__, self._takeable())
             out.append(_DECLINE)
         if card == 4:
             reps = M.removal_melds(self.hands[seat], len(self.wilds[seat]), self.rules.kinds)

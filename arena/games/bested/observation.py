@@ -1,5 +1,8 @@
 """What one seat of `bested` sees: the observation Struct and its parts, and the phases
-(by name for the bots, by number inside the state)."""
+(by name for the bots, by number inside the state).
+
+The parts (a play, a Pass Card's or a bet's view) hold strings and integers only, so
+`gc=False` keeps them out of the cycle collector's walks (tables and tricks keep many)."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@ queries on it, and what each seat observes of it."""
 
 from __future__ import annotations
 
-from itertools import compress
+from itertools import compress, filterfalse
 from operator import add, itemgetter
 
 from arena.games import melds as M
@@ -52,7 +52,7 @@ _PASS_CARD_VIEWS = {
 }
 #: `BestedTable._pass_views`' lists, by what they are built from (a few hundred with up to
 #: 5 players; with 6, some ten thousand: whose held cards vary more); at most this many
-_PASS_VIEWS: dict[tuple[object, ...], list[PassCardView]] = {}
+_PASS_VIEWS: dict[tuple[object, ...], tuple[PassCardView, ...]] = {}
 _PASS_VIEWS_LIMIT = 1 << 15
 
 AVAILABLE: PassState = "available"
@@ -105,7 +105,7 @@ class BestedTable(GameState[BestedAction, BestedObservation]):
 
     def holders(self) -> list[int]:
         """Players still holding cards (wilds included), by seat."""
-        return [s for s, n in enumerate(self.sizes()) if n]
+        return list(compress(range(self.players), self.sizes()))
 
     # -- round flow ----------------------------------------------------------------
     def _start_round(self) -> None:
@@ -163,8 +163,7 @@ class BestedTable(GameState[BestedAction, BestedObservation]):
         self.phase = LEAD
         self.turn = leader
         self.trick_leader = leader
-        for s in self.holders():
-            self.in_trick[s] = True
+        self.in_trick = list(map(bool, self.sizes()))  # the players still holding cards
         self._emit(TrickStarted(leader))
 
     # -- queries ------------------------------------------------------------------
@@ -192,11 +191,14 @@ class BestedTable(GameState[BestedAction, BestedObservation]):
         state, holder, leaving = self.pass_state, self.pass_holder, self.leaving
         key = (*state, *state.values(), None, *holder, *holder.values(), None, *leaving)
         views = _PASS_VIEWS.get(key)
-        if views is None:
+        if views is None:  # kept as a tuple: out of the cycle collector's sight
             table = _PASS_CARD_VIEWS
-            views = [
-                table[k][st][holder.get(k, -1) + 1][k in leaving] for k, st in sorted(state.items())
-            ]
+            views = tuple(
+                [
+                    table[k][st][holder.get(k, -1) + 1][k in leaving]
+                    for k, st in sorted(state.items())
+                ]
+            )
             if len(_PASS_VIEWS) >= _PASS_VIEWS_LIMIT:
                 _PASS_VIEWS.clear()
             _PASS_VIEWS[key] = views
@@ -248,9 +250,7 @@ class BestedTable(GameState[BestedAction, BestedObservation]):
             list(plays),  # plays
             pending,  # pending
             # takeable: `_takeable()`, encoded in the same pass
-            [_code_of(c) for c in self.trick_cards if c not in taken]
-            if taken
-            else list(map(_code_of, self.trick_cards)),
+            list(map(_code_of, filterfalse(taken.__contains__, self.trick_cards))),
             list(compress(range(n), self.in_trick)),  # in_trick
             list(self.passed),  # passed
             list(self.shed),  # shed

@@ -3,6 +3,8 @@ Cards resolving in order before the next trick's lead."""
 
 from __future__ import annotations
 
+from itertools import filterfalse
+
 from arena.games.bested.actions import LEAD_NEXT, PASS_CARDS
 from arena.games.bested.events import PassCardRemoved, TrickEnded
 from arena.games.bested.observation import RESOLVE
@@ -54,7 +56,7 @@ class Tricks(Scoring):
             n = self.players
             leader = next((leader + i) % n for i in range(1, n) if self.size((leader + i) % n))
         # Played cards not taken are discarded.
-        self.discard_pile.extend(c for c in self.trick_cards if c not in self.taken)
+        self.discard_pile.extend(filterfalse(self.taken.__contains__, self.trick_cards))
         self._new_trick(leader)
 
     def _return_card(self, k: int) -> None:
