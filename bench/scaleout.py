@@ -19,6 +19,12 @@ between the C-th finished game (every slot busy) and the (total - C)-th (the las
 queue still fed every slot), so start-up and the tail do not count. Printed as a ratio of
 the ideal. Goals: at least 0.9 with workers at 256 games at once, and the cluster within
 10% of the workers.
+
+The ideal assumes the machine's cores keep up. Each row also prints the processor time a game
+took (the referee, its workers and coordinator, and the bots; for the Dask rows the workers'
+start-up too), and each concurrency the machine's ceiling: its cores divided by the one
+process's time a game, as a ratio of the ideal. Where the ceiling is under the goal, the
+cores, not the executor, are the limit.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -83,10 +90,11 @@ def make_bot(folder: Path, move_ms: int) -> Path:
     return bot
 
 
-def tournament_file(folder: Path, bot: Path, ruleset: str, games: int, name: str) -> Path:
-    """A round robin of 8 copies of the bot with enough deals for at least `games` games."""
-    copies = 8
-    per_deal = copies * (copies - 1)  # 28 pairs, each deal in both seatings
+def tournament_file(
+    folder: Path, bot: Path, ruleset: str, games: int, name: str, copies: int = 8
+) -> Path:
+    """A round robin of `copies` of the bot with enough deals for at least `games` games."""
+    per_deal = copies * (copies - 1)  # each pair, each deal in both seatings
     deals = -(-games // per_deal)
     lines = [
         f'name = "{name}"', f'ruleset = "{ruleset}"', "seats = 2", f"deals = {deals}",
@@ -121,6 +129,15 @@ def steady_rate(finished: list[float], slots: int) -> float:
     return (last - first) / (finished[last] - finished[first])
 
 
+def cpu_seconds() -> float:
+    """Processor time of this process and of its children waited for (bots, workers)."""
+    own, kids = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--concurrency", type=int, nargs="*", default=[64, 256, 512])
@@ -139,11 +156,16 @@ def main() -> None:
         base = Path(root)
         bot = make_bot(base, args.move_ms)
         alone = play(
-            tournament_file(base, bot, args.ruleset, 12, "alone"), base / "r", InProcess(1, 2)
+            tournament_file(base, bot, args.ruleset, 12, "alone", copies=3),
+            base / "r",
+            InProcess(1, 2),
         )
         one_game = statistics.mean(b - a for a, b in zip([0.0, *alone], alone, strict=False))
         print(f"one game alone: {one_game:.2f} s (the ideal: C / this games per second)\n")
-        print(f"{'at once':>8} {'mode':<34} {'games':>6} {'games/s':>8} {'ideal':>8} {'ratio':>6}")
+        print(
+            f"{'at once':>8} {'mode':<34} {'games':>6} {'games/s':>8} {'ideal':>8} {'ratio':>6}"
+            f" {'cpu ms/game':>12}"
+        )
         for slots in args.concurrency:
             games = int(slots * max(3.0, args.rounds))
             ideal = slots / one_game
@@ -168,17 +190,25 @@ def main() -> None:
                     )
                     executor = DaskExecutor.connect(cluster.scheduler_address)
                     label = f"LocalCluster of {args.workers} (--cluster)"
+                cpu = cpu_seconds()
                 try:
                     finished = play(file, results, executor)
                 finally:
                     executor.close()
                     if cluster is not None:
                         cluster.close()
+                per_game = (cpu_seconds() - cpu) / len(finished)
                 rates[mode] = rate = steady_rate(finished, slots)
                 print(
                     f"{slots:>8} {label:<34} {len(finished):>6} {rate:>8.1f} {ideal:>8.1f}"
-                    f" {rate / ideal:>6.2f}"
+                    f" {rate / ideal:>6.2f} {per_game * 1000:>12.1f}"
                 )
+                if mode == "process":
+                    ceiling = (os.cpu_count() or 1) / per_game
+                    print(
+                        f"{'':>8} the machine's ceiling: {ceiling:.1f} games/s"
+                        f" ({ceiling / ideal:.2f} of ideal)"
+                    )
                 sys.stdout.flush()
             if "workers" in rates and "cluster" in rates:
                 print(f"{'':>8} cluster / workers: {rates['cluster'] / rates['workers']:.2f}")

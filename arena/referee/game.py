@@ -635,16 +635,25 @@ async def play_game(
     ruleset = get_ruleset(ruleset_id)
     ruleset.check_players(len(bots))
 
-    def make(spec: BotSpec) -> Connection:
+    paths: dict[int, list[str]] = {}  # each bot's own paths, looked up once (the disk)
+
+    def own(i: int) -> list[str]:
+        if i not in paths:
+            paths[i] = bots[i].paths()
+        return paths[i]
+
+    def make(i: int, spec: BotSpec) -> Connection:
         if connect is not None:
             return connect(spec)
-        others = [b.paths() for b in bots if b != spec]
-        hide = hidden(spec.paths(), others, config.private) if spec.sandbox is not None else ()
+        hide: tuple[str, ...] = ()
+        if spec.sandbox is not None and spec.sandbox.mode != "off":
+            others = [own(j) for j, b in enumerate(bots) if b != spec]
+            hide = hidden(own(i), others, config.private)
         return BotProcess(
             spec, max_line=config.max_line, stderr_limit=config.stderr_limit, hide=hide
         )
 
-    conns = [make(spec) for spec in bots]
+    conns = [make(i, spec) for i, spec in enumerate(bots)]
     game = _Game(ruleset_id, conns, options, seed, config, observer, on_fault)
     for seat, conn in enumerate(conns):
         if isinstance(conn, BotProcess):  # a limit broken while it is not being asked

@@ -29,6 +29,7 @@ import sys
 import time
 
 from arena.referee import guardian
+from arena.referee.spawn import started
 
 MARK = guardian.MARK
 PR_SET_CHILD_SUBREAPER = 36
@@ -90,6 +91,18 @@ def children(pid: int) -> list[int]:
     return out
 
 
+def handed_over(me: int) -> list[int]:
+    """The children of this process `me` that orphans may be among: the kernel hands an
+    orphan to a subreaper's first live thread, its main thread, whose list of children is
+    read alone (the bots, forked by the spawner thread, are on that thread's list: reading
+    every thread's would cost as much as the threads, a Dask worker has one per game)."""
+    try:
+        with open(f"/proc/{me}/task/{me}/children", "rb") as fh:
+            return [int(p) for p in fh.read().split()]
+    except OSError:  # no such file, or the main thread gone: every thread's children
+        return children(me)
+
+
 def parents() -> dict[int, int]:
     """Every process's parent, read from /proc/PID/stat."""
     out: dict[int, int] = {}
@@ -134,8 +147,11 @@ def end_tree(pid: int, mark: str) -> list[int]:
         os.killpg(pid, signal.SIGKILL)
     for _ in range(200):
         found = descendants(pid)
-        for child in children(me):
-            if child != pid and child not in orphans and marked(child, mark):
+        for child in handed_over(me):
+            # Not the referee's own children (other bots): only what was handed to it.
+            if child == pid or child in started or child in orphans:
+                continue
+            if marked(child, mark):
                 orphans.append(child)
                 found += [child, *descendants(child)]
         if not found:

@@ -39,11 +39,17 @@ class NoResources(ArenaError, RuntimeError):
     the referee's error, never a bot's fault."""
 
 
+#: the pids of the processes started here and not yet reaped: the referee's own children,
+#: which `arena.referee.processes` need not examine when it looks for orphans handed to it
+started: set[int] = set()
+
+
 class Child:
     """A started process: its pid, trio streams for its standard streams, and its exit."""
 
     def __init__(self, pid: int, stdin: int, stdout: int, stderr: int) -> None:
         self.pid = pid
+        started.add(pid)
         self.stdin = trio.lowlevel.FdStream(stdin)
         self.stdout = trio.lowlevel.FdStream(stdout)
         self.stderr = trio.lowlevel.FdStream(stderr)
@@ -64,6 +70,7 @@ class Child:
             if pid == 0:
                 return None
             self._code = os.waitstatus_to_exitcode(status)
+            started.discard(self.pid)
             self._close_pidfd()
         return self._code
 

@@ -90,7 +90,9 @@ class DaskExecutor(Executor):
             dashboard_address=":0",  # a free port: none is wanted, and 8787 may be taken
             silence_logs=logging.ERROR,
         )
-        client = distributed.Client(cluster)
+        # Records fetched from the workers directly, not through the scheduler (which runs in
+        # this process and would copy each one twice).
+        client = distributed.Client(cluster, direct_to_workers=True)
         where = f"in {workers} worker processes, {workers * threads} games at once"
         return cls(client, ship=False, where=where, on_note=on_note, cluster=cluster)
 
@@ -157,7 +159,9 @@ class DaskExecutor(Executor):
         queue: Iterator[T] = iter(tasks)
         pending: dict[str, tuple[T, GameJob, int]] = {}  # by task key
         live: dict[str, Any] = {}  # the futures in flight, by task key
-        futures = distributed.as_completed()
+        # Results fetched in the client's own loop as the games finish (an error as its
+        # exception's (type, value, traceback)).
+        futures = distributed.as_completed(with_results=True, raise_errors=False)
         failed: dict[str, list[str]] = {}  # why, and the games
         sized = [0.0, 0]  # when the window was last sized, and its size
 
@@ -187,11 +191,13 @@ class DaskExecutor(Executor):
         fill()
         try:
             while pending:
-                future = await trio.to_thread.run_sync(next, futures, abandon_on_cancel=True)
+                future, result = await trio.to_thread.run_sync(
+                    next, futures, abandon_on_cancel=True
+                )
                 task, game, attempt = pending.pop(future.key)
                 del live[future.key]
                 try:
-                    data = await trio.to_thread.run_sync(future.result, abandon_on_cancel=True)
+                    data = _unwrapped(future, result)
                 except NoResources as exc:
                     if attempt + 1 >= NO_RESOURCES_RETRIES:
                         failed.setdefault(str(exc), []).append(game.game_id)
@@ -227,6 +233,16 @@ class DaskExecutor(Executor):
             raise GamesNotPlayed(
                 f"{count} game{'s were' if count > 1 else ' was'} not played: {reasons}"
             )
+
+
+def _unwrapped(future: Any, result: Any) -> bytes:
+    """A finished future's result as `as_completed(with_results=True)` gives it; its error
+    raised. A cancelled future's "result" is the cancellation."""
+    if isinstance(result, BaseException):
+        raise result
+    if future.status == "error":
+        raise result[1].with_traceback(result[2])
+    return bytes(result)
 
 
 def _reason(exc: BaseException) -> str:

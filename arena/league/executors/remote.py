@@ -56,11 +56,28 @@ _loop: _Loop | None = None
 _loop_lock = threading.Lock()
 
 
+def _quiet_profiler() -> None:
+    """Stop this Dask worker's statistical profiler: every 10 ms it walks the stack of every
+    thread, and an arena worker holds one thread per game at once (waiting on the referee
+    loop), so at hundreds of games it took more of the worker's time than the games."""
+    try:
+        from distributed import get_worker
+
+        worker = get_worker()
+    except (ImportError, ValueError):
+        return
+    for name in ("profile", "profile-cycle"):
+        callback = worker.periodic_callbacks.get(name)
+        if callback is not None:  # stopped from the worker's own event loop (thread-safe)
+            worker.loop.add_callback(callback.stop)
+
+
 def _referee_loop() -> _Loop:
     """This process's referee loop, started on first use (and again if it ever stopped)."""
     global _loop
     with _loop_lock:
         if _loop is None or not _loop.thread.is_alive():
+            _quiet_profiler()
             ready = threading.Event()
             made: list[tuple[trio.lowlevel.TrioToken, trio.CapacityLimiter]] = []
 
