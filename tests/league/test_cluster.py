@@ -89,6 +89,12 @@ async def test_a_tournament_on_the_cluster_is_the_tournament_played_here(
     try:
         assert executor.jobs == 6
         there = await played(file, tmp_path / "there", executor)
+        # A worker that has played stops Dask's stack sampler, which walks every thread (one
+        # per game at once) every 10 ms: at hundreds of games it cost more than the games.
+        sampling = executor.client.run(
+            lambda dask_worker: dask_worker.periodic_callbacks["profile"].is_running()
+        )
+        assert sampling and not any(sampling.values())
     finally:
         executor.close()
     records = there.records()
