@@ -1,6 +1,12 @@
-"""What the process benchmarks share: a trivial bot, its hello, and a typical request line."""
+"""What the process benchmarks share: trivial bots (Python and C), the hello, and a typical
+request line."""
 
 from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
 
 from arena.games import new_game
 from protocol.messages import Request, encode_line
@@ -14,6 +20,54 @@ BOT_SOURCE = """
 from protocol.bot import run
 run(lambda request: 0, name="first-choice")
 """
+
+
+#: The trivial C bot: `ready` to hello, the first action to every act (after sleeping the
+#: milliseconds of its first argument, if any), and gone at game_over.
+C_BOT_SOURCE = r"""
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int main(int argc, char **argv) {
+    long ms = argc > 1 ? atol(argv[1]) : 0;
+    struct timespec pause = { ms / 1000, (ms % 1000) * 1000000L };
+    char *line = NULL;
+    size_t size = 0;
+    while (getline(&line, &size, stdin) > 0) {
+        if (strncmp(line, "{\"type\":\"act\"", 13) == 0) {
+            if (ms > 0)
+                nanosleep(&pause, NULL);
+            fputs("{\"type\":\"action\",\"index\":0}\n", stdout);
+        } else if (strncmp(line, "{\"type\":\"hello\"", 15) == 0)
+            fputs("{\"type\":\"ready\",\"name\":\"first-choice-c\"}\n", stdout);
+        else if (strncmp(line, "{\"type\":\"game_over\"", 19) == 0)
+            break;
+        else
+            continue;
+        fflush(stdout);
+    }
+    return 0;
+}
+"""
+
+
+def compile_c_bot(folder: Path, name: str = "first_choice") -> Path | str:
+    """The C bot compiled in `folder` as `name` (its source beside it), or why it could not
+    be."""
+    compiler = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        return "no C compiler (cc) found"
+    source, program = folder / f"{name}.c", folder / name
+    source.write_text(C_BOT_SOURCE)
+    done = subprocess.run(
+        [compiler, "-O2", "-o", str(program), str(source)], capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        return f"{compiler} failed: {done.stderr.strip()[-300:]}"
+    return program
 
 
 def sample_line() -> bytes:

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -39,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 import trio
-from common import BOT_SOURCE, HELLO
+from common import BOT_SOURCE, HELLO, compile_c_bot
 
 from arena.games import GameState, new_game
 from arena.referee.bot import BotProcess, BotSpec
@@ -49,30 +48,6 @@ from protocol.messages import Request, encode_line
 GOAL_RATIO = 2.0
 RULESET = "odin"
 PLAYERS = 2
-
-#: The trivial C bot: `ready` to hello, the first action to every act, and gone at game_over.
-C_BOT_SOURCE = r"""
-#define _POSIX_C_SOURCE 200809L
-#include <stdio.h>
-#include <string.h>
-
-int main(void) {
-    char *line = NULL;
-    size_t size = 0;
-    while (getline(&line, &size, stdin) > 0) {
-        if (strncmp(line, "{\"type\":\"act\"", 13) == 0)
-            fputs("{\"type\":\"action\",\"index\":0}\n", stdout);
-        else if (strncmp(line, "{\"type\":\"hello\"", 15) == 0)
-            fputs("{\"type\":\"ready\",\"name\":\"first-choice-c\"}\n", stdout);
-        else if (strncmp(line, "{\"type\":\"game_over\"", 19) == 0)
-            break;
-        else
-            continue;
-        fflush(stdout);
-    }
-    return 0;
-}
-"""
 
 
 def python_bot(folder: Path) -> BotSpec:
@@ -84,17 +59,8 @@ def python_bot(folder: Path) -> BotSpec:
 
 def c_bot(folder: Path) -> BotSpec | str:
     """The trivial C bot compiled in `folder`, or why it could not be."""
-    compiler = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
-    if compiler is None:
-        return "no C compiler (cc) found"
-    source, program = folder / "first_choice.c", folder / "first_choice"
-    source.write_text(C_BOT_SOURCE)
-    done = subprocess.run(
-        [compiler, "-O2", "-o", str(program), str(source)], capture_output=True, text=True
-    )
-    if done.returncode != 0:
-        return f"{compiler} failed: {done.stderr.strip()[-300:]}"
-    return BotSpec("first-choice-c", [str(program)])
+    made = compile_c_bot(folder)
+    return made if isinstance(made, str) else BotSpec("first-choice-c", [str(made)])
 
 
 def pin(no_pin: bool) -> str:

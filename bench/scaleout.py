@@ -14,9 +14,9 @@ for each C of `--concurrency`:
   address (`DaskExecutor.connect`, what `--cluster` uses: the bot is sent as an archive).
 
 Ideal: C games at once each taking as long as one game played alone (measured first, in
-the same run): C / T1 games per second. Measured: the steady rate, games finished per second
-between the C-th finished game (every slot busy) and the (total - C)-th (the last time the
-queue still fed every slot), so start-up and the tail do not count. Printed as a ratio of
+the same run): C / T1 games per second. Measured: the steady rate, games finished per second,
+from the finishes taken C at a time (`steady_rate`): the first C (all started at once) and
+the last C (the queue no longer feeds every slot) left out. Printed as a ratio of
 the ideal. Goals: at least 0.9 with workers at 256 games at once, and the cluster within
 10% of the workers.
 
@@ -33,15 +33,14 @@ import argparse
 import logging
 import os
 import resource
-import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 import trio
+from common import compile_c_bot
 
 from arena.league.config import load_tournament
 from arena.league.executors import Executor, InProcess
@@ -49,43 +48,14 @@ from arena.league.executors.cluster import DaskExecutor
 from arena.league.results import ResultsDir
 from arena.league.tournament import run_tournament
 
-BOT_SOURCE = r"""
-#define _POSIX_C_SOURCE 200809L
-#include <stdio.h>
-#include <string.h>
-#include <time.h>
-
-int main(int argc, char **argv) {
-    long ms = argc > 1 ? atol(argv[1]) : 50;
-    struct timespec pause = { ms / 1000, (ms % 1000) * 1000000L };
-    char *line = NULL;
-    size_t size = 0;
-    while (getline(&line, &size, stdin) > 0) {
-        if (strncmp(line, "{\"type\":\"act\"", 13) == 0) {
-            nanosleep(&pause, NULL);
-            fputs("{\"type\":\"action\",\"index\":0}\n", stdout);
-        } else if (strncmp(line, "{\"type\":\"hello\"", 15) == 0)
-            fputs("{\"type\":\"ready\",\"name\":\"thinker\"}\n", stdout);
-        else if (strncmp(line, "{\"type\":\"game_over\"", 19) == 0)
-            break;
-        else
-            continue;
-        fflush(stdout);
-    }
-    return 0;
-}
-"""
-
 
 def make_bot(folder: Path, move_ms: int) -> Path:
-    """The thinking bot, as a bot folder (bot.toml, its source and its program)."""
-    compiler = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
-    if compiler is None:
-        raise SystemExit("bench scale-out: needs a C compiler (cc)")
+    """The thinking bot (bench/common.py's C bot, sleeping `move_ms` a move) as a bot folder."""
     bot = folder / "thinker"
     bot.mkdir()
-    (bot / "bot.c").write_text("#include <stdlib.h>\n" + BOT_SOURCE)
-    subprocess.run([compiler, "-O2", "-o", str(bot / "bot"), str(bot / "bot.c")], check=True)
+    made = compile_c_bot(bot, "bot")
+    if isinstance(made, str):
+        raise SystemExit(f"bench scale-out: needs a C compiler: {made}")
     (bot / "bot.toml").write_text(f'name = "thinker"\ncommand = ["./bot", "{move_ms}"]\n')
     return bot
 
@@ -122,11 +92,20 @@ def play(file: Path, results: Path, executor: Executor) -> list[float]:
 
 
 def steady_rate(finished: list[float], slots: int) -> float:
-    """Games per second between the `slots`-th finish and the (total - slots)-th."""
-    first, last = slots - 1, len(finished) - slots - 1
-    if last <= first:
+    """Games per second in the steady state: the finishes in blocks ("waves") of `slots`,
+    the first wave (every game starting at once) and the tail (the last `slots` games, when
+    the queue no longer feeds every slot) left out; `slots` games per difference between the
+    mean finishing times of consecutive waves. Means, not a wave's last finish: games that
+    start together finish in waves, and the last of a wave is the longest of its games,
+    which would count the spread of game lengths as the referee's time."""
+    waves = (len(finished) - slots) // slots  # whole waves before the tail
+    if waves < 3:
         raise SystemExit("bench scale-out: too few games for the steady state (raise --rounds)")
-    return (last - first) / (finished[last] - finished[first])
+
+    def mean_finish(wave: int) -> float:
+        return statistics.fmean(finished[wave * slots : (wave + 1) * slots])
+
+    return slots * (waves - 2) / (mean_finish(waves - 1) - mean_finish(1))
 
 
 def cpu_seconds() -> float:
@@ -144,7 +123,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="worker processes")
     parser.add_argument("--move-ms", type=int, default=50, help="the bot's thinking time")
     parser.add_argument("--ruleset", default="odin-race")
-    parser.add_argument("--rounds", type=float, default=4, help="games per slot (>= 3)")
+    parser.add_argument("--rounds", type=float, default=4, help="games per slot (>= 4)")
     parser.add_argument("--modes", default="process,workers,cluster")
     args = parser.parse_args()
     modes = args.modes.split(",")
@@ -167,7 +146,7 @@ def main() -> None:
             f" {'cpu ms/game':>12}"
         )
         for slots in args.concurrency:
-            games = int(slots * max(3.0, args.rounds))
+            games = int(slots * max(4.0, args.rounds))
             ideal = slots / one_game
             file = tournament_file(base, bot, args.ruleset, games, f"c{slots}")
             rates: dict[str, float] = {}

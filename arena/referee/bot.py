@@ -736,7 +736,10 @@ class BotProcess:
                 scope.deadline = deadline
                 await trio.lowlevel.checkpoint()
             elif at - self._turn.at >= FAIR_SHARE:
-                scope.deadline = deadline
+                # The answer is in hand, before its deadline: no deadline while the other tasks
+                # run, not this one (a task holding the loop past it would leave the scope
+                # cancelled for the next decision, charging its bot a timeout) nor an older one.
+                scope.deadline = math.inf
                 await trio.lowlevel.cancel_shielded_checkpoint()
                 self._own.at = self._shared.at = self._now()
             return self._lines.popleft()

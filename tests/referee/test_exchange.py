@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import pytest
 import trio
 
 import arena.referee.bot as bot_module
-from arena.referee.bot import BotProcess, BotSpec
+from arena.referee.bot import BotProcess
 from arena.referee.faults import BotFault
 from protocol.messages import MAX_LINE_BYTES
+from tests.helpers.processes import counting_yields, running_bots
 
 ANSWERS_FIRST = ["sh", "-c", "echo answer; exec cat >/dev/null"]  # answers before it is asked
 ECHO = ["cat"]
@@ -30,14 +32,8 @@ SILENT = ["sh", "-c", "exec cat >/dev/null"]
 @asynccontextmanager
 async def running(command: list[str], max_line: int = MAX_LINE_BYTES) -> AsyncIterator[BotProcess]:
     """A started bot process, closed (killed and reaped) at the end; none lasts 10 s."""
-    with trio.fail_after(10):
-        async with trio.open_nursery() as nursery:
-            bot = BotProcess(BotSpec("test", command), max_line=max_line)
-            await bot.start(nursery)
-            try:
-                yield bot
-            finally:
-                await bot.close()
+    async with running_bots(command, max_line=max_line) as bots:
+        yield bots[0]
 
 
 async def answer_waiting(bot: BotProcess) -> None:
@@ -45,28 +41,6 @@ async def answer_waiting(bot: BotProcess) -> None:
     assert bot.process is not None and bot.process.stdout is not None
     with trio.fail_after(5):
         await trio.lowlevel.wait_readable(bot.process.stdout.fileno())
-
-
-class Yields(trio.abc.Instrument):
-    """Counts the times the current task lets trio run (each ends one of its steps)."""
-
-    def __init__(self) -> None:
-        self.task = trio.lowlevel.current_task()
-        self.count = 0
-
-    def after_task_step(self, task: trio.lowlevel.Task) -> None:
-        if task is self.task:
-            self.count += 1
-
-
-@contextmanager
-def counting_yields() -> Iterator[Yields]:
-    yields = Yields()
-    trio.lowlevel.add_instrument(yields)
-    try:
-        yield yields
-    finally:
-        trio.lowlevel.remove_instrument(yields)
 
 
 async def test_an_answer_in_the_pipe_is_read_at_once_without_letting_trio_run(
@@ -95,7 +69,29 @@ async def test_an_answer_read_at_once_lets_trio_run_after_fair_share(
             deadline = trio.current_time() + 10
             line, _ = await bot.exchange(b'{"type":"act"}\n', scope, deadline)
         assert (line, yields.count) == (b"answer", 1)
-        assert scope.deadline == deadline  # given before trio ran
+        assert not scope.cancelled_caught
+
+
+async def test_a_fair_share_yield_held_past_the_deadline_times_out_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An answer in hand before its deadline: while the other tasks run for the fair share,
+    one may hold the loop past that deadline. Neither this decision nor the next one asked
+    under the same scope (the game loop's) is timed out for it."""
+    monkeypatch.setattr(bot_module, "FAIR_SHARE", 0.0)
+
+    async def hog() -> None:
+        time.sleep(0.1)  # a task holding the loop, as a long computation would
+
+    async with running(ANSWERS_FIRST) as bot, trio.open_nursery() as nursery:
+        await answer_waiting(bot)
+        with trio.CancelScope() as scope:
+            nursery.start_soon(hog)  # runs at the fair-share yield
+            deadline = trio.current_time() + 0.02
+            line, _ = await bot.exchange(b'{"type":"act"}\n', scope, deadline)
+            assert line == b"answer"
+            assert trio.current_time() > deadline  # the hog ran past it
+            await trio.sleep(0)  # the next decision's first wait
         assert not scope.cancelled_caught
 
 

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +26,7 @@ from arena.referee.game import KNOWN_ANSWERS, RefereeConfig, _Game, _whole_ms, p
 from arena.referee.local import LocalBot, random_decider
 from arena.referee.records import GameRecord
 from protocol.messages import Limits, Request, encode_line
+from tests.helpers.processes import counting_yields, running_bots
 
 #: A bot that keeps every act line it is sent, byte for byte, in `<folder>/seat<seat>.jsonl`
 #: (argv[1] is the folder), and answers index decision mod the number of actions offered.
@@ -189,43 +188,6 @@ def test_answer_lines_remembered_are_bounded() -> None:
 # -- the fair share and the wait in the kernel ---------------------------------------------
 
 
-@asynccontextmanager
-async def running(*commands: list[str]) -> AsyncIterator[list[BotProcess]]:
-    """Started bot processes, closed at the end; none lasts 10 s."""
-    with trio.fail_after(10):
-        async with trio.open_nursery() as nursery:
-            bots = [BotProcess(BotSpec(f"test-{i}", c)) for i, c in enumerate(commands)]
-            for bot in bots:
-                await bot.start(nursery)
-            try:
-                yield bots
-            finally:
-                for bot in bots:
-                    await bot.close()
-
-
-class Yields(trio.abc.Instrument):
-    """Counts the times the current task lets trio run."""
-
-    def __init__(self) -> None:
-        self.task = trio.lowlevel.current_task()
-        self.count = 0
-
-    def after_task_step(self, task: trio.lowlevel.Task) -> None:
-        if task is self.task:
-            self.count += 1
-
-
-@contextmanager
-def counting_yields() -> Iterator[Yields]:
-    yields = Yields()
-    trio.lowlevel.add_instrument(yields)
-    try:
-        yield yields
-    finally:
-        trio.lowlevel.remove_instrument(yields)
-
-
 def answering_at_once(bots: list[BotProcess], now: list[float]) -> None:
     """Every read of these bots finds an answer there at once, at the time `now[0]` (a clock
     the test moves: trio's own is left alone)."""
@@ -258,7 +220,7 @@ async def test_a_game_alone_counts_the_fair_share_once_for_its_bots(
     once the share is spent since it last ran, whichever bot let it run then (a share
     counted per bot would let it run at each bot's turn, twice as often)."""
     monkeypatch.setattr(bot_module, "FAIR_SHARE", 5.0)
-    async with running(SILENT, SILENT) as (first, second):
+    async with running_bots(SILENT, SILENT) as (first, second):
         base = trio.current_time()
         now = [base]
         answering_at_once([first, second], now)
@@ -275,7 +237,7 @@ async def test_with_other_games_the_fair_share_is_counted_per_bot(
     """With other games playing, each bot's share counts from when trio last ran while it was
     asked: the games' turns interleave as finely as before the share was shared."""
     monkeypatch.setattr(bot_module, "FAIR_SHARE", 5.0)
-    async with running(SILENT, SILENT) as (first, second):
+    async with running_bots(SILENT, SILENT) as (first, second):
         base = trio.current_time()
         now = [base]
         answering_at_once([first, second], now)
@@ -291,7 +253,7 @@ async def test_on_one_cpu_a_late_answer_is_waited_for_in_the_kernel(
     """An answer that comes after the request (the bot sleeps 50 ms first) is waited for
     without letting trio run while the fair share lasts: the CPU goes to the bot."""
     monkeypatch.setattr(bot_module, "FAIR_SHARE", 1e9)
-    async with running(LATE) as (bot,):
+    async with running_bots(LATE) as (bot,):
         bot._one_cpu = True
         with trio.CancelScope() as scope, counting_yields() as yields:
             start = trio.current_time()
@@ -307,7 +269,7 @@ async def test_with_other_games_an_answer_is_not_waited_for_in_the_kernel(
     """While other games play, the loop does not wait in the kernel for one bot (another
     game's answer would wait with it): an answer not there at once is left to trio."""
     monkeypatch.setattr(bot_module, "FAIR_SHARE", 1e9)
-    async with running(LATE) as (bot,):
+    async with running_bots(LATE) as (bot,):
         bot._one_cpu = True
         start = trio.current_time()
         assert bot.exchange_at_once(b"go\n", start + 5, alone=False) is None
@@ -325,7 +287,7 @@ async def test_on_one_cpu_a_bot_writing_to_stderr_ends_the_kernel_wait(
     reader, waits for the answer."""
     monkeypatch.setattr(bot_module, "FAIR_SHARE", 1e9)
     noisy = ["sh", "-c", "read line; echo thinking >&2; sleep 0.2; echo answer; cat >/dev/null"]
-    async with running(noisy) as (bot,):
+    async with running_bots(noisy) as (bot,):
         bot._one_cpu = True
         start = trio.current_time()
         assert bot.exchange_at_once(b"go\n", start + 5) is None
@@ -342,7 +304,7 @@ async def test_on_one_cpu_the_kernel_wait_ends_at_the_deadline(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(bot_module, "FAIR_SHARE", 1e9)
-    async with running(SILENT) as (bot,):
+    async with running_bots(SILENT) as (bot,):
         bot._one_cpu = True
         start = trio.current_time()
         with trio.CancelScope() as scope:
@@ -364,7 +326,7 @@ async def test_on_one_cpu_the_kernel_wait_ends_with_the_fair_share(
             ran.append(trio.current_time())
             await trio.sleep(0.005)
 
-    async with running(SILENT) as (bot,), trio.open_nursery() as nursery:
+    async with running_bots(SILENT) as (bot,), trio.open_nursery() as nursery:
         bot._one_cpu = True
         nursery.start_soon(other)
         await trio.sleep(0.01)
