@@ -72,6 +72,21 @@ async def test_an_answer_read_at_once_lets_trio_run_after_fair_share(
         assert not scope.cancelled_caught
 
 
+class HoldsTheLoop(trio.abc.Instrument):
+    """Holds the loop `seconds` once, the next time the current task lets trio run: what
+    another task computing that long would do while this one waits to run again."""
+
+    def __init__(self, seconds: float) -> None:
+        self.task = trio.lowlevel.current_task()
+        self.seconds = seconds
+        self.held = False
+
+    def after_task_step(self, task: trio.lowlevel.Task) -> None:
+        if task is self.task and not self.held:
+            self.held = True
+            time.sleep(self.seconds)
+
+
 async def test_a_fair_share_yield_held_past_the_deadline_times_out_nothing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -79,18 +94,18 @@ async def test_a_fair_share_yield_held_past_the_deadline_times_out_nothing(
     one may hold the loop past that deadline. Neither this decision nor the next one asked
     under the same scope (the game loop's) is timed out for it."""
     monkeypatch.setattr(bot_module, "FAIR_SHARE", 0.0)
-
-    async def hog() -> None:
-        time.sleep(0.1)  # a task holding the loop, as a long computation would
-
-    async with running(ANSWERS_FIRST) as bot, trio.open_nursery() as nursery:
+    async with running(ANSWERS_FIRST) as bot:
         await answer_waiting(bot)
         with trio.CancelScope() as scope:
-            nursery.start_soon(hog)  # runs at the fair-share yield
-            deadline = trio.current_time() + 0.02
-            line, _ = await bot.exchange(b'{"type":"act"}\n', scope, deadline)
+            held = HoldsTheLoop(0.1)
+            trio.lowlevel.add_instrument(held)
+            try:
+                deadline = trio.current_time() + 0.02
+                line, _ = await bot.exchange(b'{"type":"act"}\n', scope, deadline)
+            finally:
+                trio.lowlevel.remove_instrument(held)
             assert line == b"answer"
-            assert trio.current_time() > deadline  # the hog ran past it
+            assert held.held and trio.current_time() > deadline  # held past it, at the yield
             await trio.sleep(0)  # the next decision's first wait
         assert not scope.cancelled_caught
 
