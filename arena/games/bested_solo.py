@@ -28,7 +28,7 @@ from arena.games.bested import (
     swap_options,
 )
 from arena.games.bested.actions import card_actions
-from arena.games.melds import KIND_NAMES, Meld, MeldName
+from arena.games.melds import KIND_NAMES, Meld, MeldName, code_of
 from arena.games.registry import Ruleset
 
 # --------------------------------------------------------------------------
@@ -143,12 +143,8 @@ class SoloPlay(Struct, frozen=True, gc=False):
     wilds: tuple[int, ...]
 
 
-#: a card's code by its id
-_code_of = M.card_table().codes.__getitem__
-
-
 def solo_play(meld: Meld) -> SoloPlay:
-    return SoloPlay(KIND_NAMES[meld.kind], tuple(map(_code_of, meld.naturals)), meld.wilds)
+    return SoloPlay(KIND_NAMES[meld.kind], tuple(map(code_of, meld.naturals)), meld.wilds)
 
 
 Phase = Literal["lead", "play", "over", "swap"]
@@ -448,7 +444,7 @@ class SoloState(GameState[SoloAction, SoloObservation]):
             options.difficulty,  # difficulty
             _PHASES[phase],  # phase
             None if phase == OVER else 0,  # to_act: `current_player`
-            list(map(_code_of, self.hand)),  # hand
+            list(map(code_of, self.hand)),  # hand
             len(self.wilds),  # wilds
             plays[-1] if plays else None,  # beat
             list(plays),  # plays

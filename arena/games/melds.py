@@ -71,6 +71,10 @@ def card_table() -> CardTable:
     return CardTable.build(((n, s) for n in WILD_RANKS for s in SUITS), SUITS)
 
 
+#: a card's code by its id (`card_table`'s), as the rulesets' views show it
+code_of = card_table().codes.__getitem__
+
+
 @dataclass(frozen=True)
 class Cards:
     """Per-card rank and suit index of the shared card table, for fast look-ups."""
@@ -241,13 +245,11 @@ class _Tables(NamedTuple):
     fit: tuple[tuple[int, ...], ...]
     #: by line type, size k and start: the window's ranks as a bit mask
     windows: tuple[tuple[tuple[int, ...], ...], ...]
-    #: by line type, suit, size k and start: the run or gap of naturals alone
-    nat_lines: tuple[tuple[tuple[tuple[_Entry, ...], ...], ...], ...]
     #: by line type, size k and start: the window of wilds alone
     wild_lines: tuple[tuple[tuple[_Entry, ...], ...], ...]
     #: by line type, size k and the bit of its first card in a hand's bit set: the run
-    #: or gap of naturals alone (`nat_lines` by bit; None where the window does not fit,
-    #: which `_lines_of_naturals` never looks up)
+    #: or gap of naturals alone (None where the window does not fit, which
+    #: `_lines_of_naturals` never looks up)
     nat_line_at: tuple[tuple[tuple[_Entry, ...], ...], ...]
 
 
@@ -274,13 +276,12 @@ class _LineTables(NamedTuple):
 
     fit: tuple[int, ...]
     windows: tuple[tuple[int, ...], ...]
-    nat_lines: tuple[tuple[tuple[_Entry, ...], ...], ...]
     wild_lines: tuple[tuple[_Entry, ...], ...]
     nat_line_at: tuple[tuple[_Entry, ...], ...]
 
 
 def _line_tables(kind: int) -> _LineTables:
-    """The tables of one line type (`_Tables.fit`, `windows`, `nat_lines`, `wild_lines`)."""
+    """The tables of one line type (`_Tables.fit`, `windows`, `wild_lines`, `nat_line_at`)."""
     step = 1 if kind == RUN else 2
     ids = cards().ids
     sizes = range(MAX_RANK // step + 3)
@@ -296,7 +297,7 @@ def _line_tables(kind: int) -> _LineTables:
         nat = tuple([ids[suit][r] for r in ranks])
         return _line_key(k, top, 0, nat[0]), Meld(kind, k, top, low, nat, ())
 
-    nat_lines = tuple(
+    nat_lines = tuple(  # by suit, size k and start: the run or gap of naturals alone
         tuple(tuple(line(s, k, low) for low in starts(k)) if k >= 2 else () for k in sizes)
         for s in range(len(SUITS))
     )
@@ -310,7 +311,6 @@ def _line_tables(kind: int) -> _LineTables:
             )
             for k in sizes
         ),
-        nat_lines=nat_lines,
         wild_lines=tuple(
             tuple(line(None, k, low) for low in starts(k)) if k else () for k in sizes
         ),
@@ -368,7 +368,6 @@ def _tables() -> _Tables:
         nat_sets=nat_sets,
         fit=tuple(t.fit for t in lines),
         windows=tuple(t.windows for t in lines),
-        nat_lines=tuple(t.nat_lines for t in lines),
         wild_lines=tuple(t.wild_lines for t in lines),
         nat_line_at=tuple(t.nat_line_at for t in lines),
     )

@@ -6,11 +6,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
+from typing import TypeVar
 
 from arena.games import melds as M
 from arena.games.base import IllegalAction
 from arena.games.bested.actions import _DONE, Discard, Done, Play, Swap, card_actions
-from arena.games.melds import KIND_NAMES, Meld
+from arena.games.melds import KIND_NAMES, Meld, code_of
+
+A = TypeVar("A", Play, Discard)
 
 
 @dataclass(eq=False)
@@ -50,33 +53,40 @@ class _Actions:
                 memo.clear()
             self.kept.clear()
 
-    def play(self, m: Meld) -> Play:
-        action = self.plays.get(m)
+    def _action(self, m: Meld, kind: type[A], memo: dict[Meld, A]) -> A:
+        """The memoized `kind` (Play or Discard) of `m`, built the first time."""
+        action = memo.get(m)
         if action is None:
             self._room()
-            codes = M.card_table().codes
-            action = Play(KIND_NAMES[m.kind], tuple(codes[i] for i in m.naturals), m.wilds)
-            self.plays[m] = action
+            action = kind(KIND_NAMES[m.kind], tuple(map(code_of, m.naturals)), m.wilds)
+            memo[m] = action
             self.built[id(action)] = m
         return action
 
-    def play_list(self, found: list[Meld]) -> list[Play]:
-        """The plays of these melds, in order (`play` for each): found by each meld's
+    def _listed(self, found: list[Meld], by_id: dict[int, A], make: Callable[[Meld], A]) -> list[A]:
+        """The actions of these melds, in order (`make` for each): found by each meld's
         identity, all at once, in the common case where every one was met before (this
         runs at every decision)."""
         try:
-            return list(map(self.play_of.__getitem__, map(id, found)))
+            return list(map(by_id.__getitem__, map(id, found)))
         except KeyError:
             pass
         out = []
         for m in found:
-            action = self.play_of.get(id(m))
+            action = by_id.get(id(m))
             if action is None:
-                action = self.play(m)
-                self.play_of[id(m)] = action
+                action = make(m)
+                by_id[id(m)] = action
                 self.kept[id(m)] = m
             out.append(action)
         return out
+
+    def play(self, m: Meld) -> Play:
+        return self._action(m, Play, self.plays)
+
+    def play_list(self, found: list[Meld]) -> list[Play]:
+        """The plays of these melds, in order (`_listed`)."""
+        return self._listed(found, self.play_of, self.play)
 
     def canonical_play(self, action: Play, m: Meld) -> Play:
         """The memoized play of `m`, the meld `action` names: `action` itself when the
@@ -88,30 +98,11 @@ class _Actions:
         return self.built.get(id(action))
 
     def discard(self, m: Meld) -> Discard:
-        action = self.discards.get(m)
-        if action is None:
-            self._room()
-            codes = M.card_table().codes
-            action = Discard(KIND_NAMES[m.kind], tuple(codes[i] for i in m.naturals), m.wilds)
-            self.discards[m] = action
-            self.built[id(action)] = m
-        return action
+        return self._action(m, Discard, self.discards)
 
     def discard_list(self, found: list[Meld]) -> list[Discard]:
-        """The discards of these melds, in order, found like `play_list`'s plays."""
-        try:
-            return list(map(self.discard_of.__getitem__, map(id, found)))
-        except KeyError:
-            pass
-        out = []
-        for m in found:
-            action = self.discard_of.get(id(m))
-            if action is None:
-                action = self.discard(m)
-                self.discard_of[id(m)] = action
-                self.kept[id(m)] = m
-            out.append(action)
-        return out
+        """The discards of these melds, in order (`_listed`)."""
+        return self._listed(found, self.discard_of, self.discard)
 
 
 @cache
@@ -158,7 +149,7 @@ def refuse_needless_wild(action: Play | Discard, meld: Meld, hand: list[int]) ->
     could stand; a wild in a natural's place is a `swap` after the play."""
     natural = M.needless_wild(meld, hand)
     if natural is not None:
-        code = M.card_table().codes[natural]
+        code = code_of(natural)
         verb = "play" if isinstance(action, Play) else "discard"
         raise IllegalAction(
             action,

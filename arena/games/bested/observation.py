@@ -11,9 +11,8 @@ from typing import Literal
 
 from msgspec import Struct
 
-from arena.games import melds as M
 from arena.games.bested.actions import PASS_CARDS, PassCardName
-from arena.games.melds import KIND_NAMES, Meld, MeldName
+from arena.games.melds import KIND_NAMES, Meld, MeldName, code_of
 
 
 class TablePlay(Struct, frozen=True, gc=False):
@@ -85,7 +84,6 @@ class BestedObservation(Struct, tag="bested", frozen=True):
 
 
 def table_play(seat: int, meld: Meld, used: tuple[int, ...]) -> TablePlay:
-    code_of = M.card_table().codes.__getitem__
     return TablePlay(
         seat,
         KIND_NAMES[meld.kind],

@@ -80,7 +80,7 @@ class PassCardUses(SwapStep):
         if c is None or (c not in hand and c not in wilds):
             raise IllegalAction(action, f"{action.card!r} is not a card of your hand")
         if c in wilds and c != wilds[0]:
-            first = M.card_table().codes[wilds[0]]
+            first = M.code_of(wilds[0])
             raise IllegalAction(
                 action, f"every wild is the same gift: give your first wild, {first}"
             )

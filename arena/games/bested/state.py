@@ -29,10 +29,7 @@ from arena.games.bested.observation import (
 from arena.games.bested.options import BET_CARDS, Rules
 from arena.games.cards import deal
 from arena.games.events import Dealt
-from arena.games.melds import Meld
-
-#: a card's code by its id
-_code_of = M.card_table().codes.__getitem__
+from arena.games.melds import Meld, code_of
 
 #: every bet's view, by (owner, the seat bet on) (shared: observations are built often)
 _BET_VIEWS = {
@@ -83,7 +80,7 @@ class BestedTable(GameState[BestedAction, BestedObservation]):
         # the bets the observations' bet views and counts were last built from: with six
         # players there can be thirty, and they change a few times a round
         self._bets_seen: list[tuple[int, int]] = []
-        self._bets_counts: list[int] = []
+        self._bets_counts: list[int] = [BET_CARDS] * players  # (no bets: every card left)
         self._bet_views: list[BetView] = []
         self._start_round()
 
@@ -220,17 +217,12 @@ class BestedTable(GameState[BestedAction, BestedObservation]):
             else:
                 phase = self._pending_from
         bets = self.bets
-        if not bets:
-            bets_left = [BET_CARDS] * n
-            bet_views = []
-        elif bets == self._bets_seen:  # the bets' views and counts as last built
-            bets_left, bet_views = list(self._bets_counts), list(self._bet_views)
-        else:
+        if bets != self._bets_seen:  # the bets' views and counts, built again as they change
             owners = list(map(itemgetter(0), bets))
-            bets_left = [BET_CARDS - owners.count(s) for s in range(n)]
-            bet_views = list(map(_BET_VIEWS.__getitem__, bets))
-            self._bets_seen, self._bets_counts, self._bet_views = list(bets), bets_left, bet_views
-            bets_left, bet_views = list(bets_left), list(bet_views)
+            self._bets_seen = list(bets)
+            self._bets_counts = [BET_CARDS - owners.count(s) for s in range(n)]
+            self._bet_views = list(map(_BET_VIEWS.__getitem__, bets))
+        bets_left, bet_views = list(self._bets_counts), list(self._bet_views)
         plays = self.plays
         rules = self.rules
         taken = self.taken_in_round
@@ -242,15 +234,15 @@ class BestedTable(GameState[BestedAction, BestedObservation]):
             _PHASES[phase],  # phase
             None if self.phase == OVER else self.turn,  # to_act
             PASS_CARDS[self.resolving] if self.resolving else None,  # resolving
-            list(map(_code_of, self.hands[seat])),  # hand
-            list(map(_code_of, self.wilds[seat])),  # wilds
+            list(map(code_of, self.hands[seat])),  # hand
+            list(map(code_of, self.wilds[seat])),  # wilds
             self.sizes(),  # hand_sizes
             self.trick_leader,  # trick_leader
             plays[-1] if plays else None,  # beat
             list(plays),  # plays
             pending,  # pending
             # takeable: `_takeable()`, encoded in the same pass
-            list(map(_code_of, filterfalse(taken.__contains__, self.trick_cards))),
+            list(map(code_of, filterfalse(taken.__contains__, self.trick_cards))),
             list(compress(range(n), self.in_trick)),  # in_trick
             list(self.passed),  # passed
             list(self.shed),  # shed
