@@ -796,18 +796,14 @@ class BotProcess:
             return True
         if not self._poll.poll(0):  # nothing written, the usual case: one cheap syscall
             return False
-        fd = self._out  # trio keeps it non-blocking
         while not (self._lines or self._eof or self._too_long):
             try:
-                chunk = os.read(fd, 65536)
-            except BlockingIOError:
-                break
+                chunk = self._read(READ_SIZE)  # (None: nothing more there)
             except OSError:
                 chunk = b""
-            if not chunk:
-                self._eof = True
+            if chunk is None:
                 break
-            self._absorb(chunk, trio.current_time())
+            self._take(chunk, self._now())
         return bool(self._lines)
 
     async def receive(self) -> tuple[bytes, float]:

@@ -259,7 +259,7 @@ class _Game:
         clock.deadline = now + allowance / 1000
         self.suspended = True
         line, _ = await conn.receive()
-        raise BotFault("malformed", f"wrote a line that no request asked for: {_snippet(line)}")
+        raise _unasked(line)
 
     async def ask_connection(
         self, seat: int, legal: list[Action], clock: trio.CancelScope
@@ -291,7 +291,7 @@ class _Game:
         await conn.send(encode_line(request))
         line, at = await conn.receive()
         if at < start:  # read before the request was sent: an extra line, not the answer
-            raise BotFault("malformed", f"wrote a line that no request asked for: {_snippet(line)}")
+            raise _unasked(line)
         elapsed = (at - start) * 1000
         clock_of_seat.spent(elapsed)
         return self.choice(self.decode(line), legal), elapsed
@@ -438,10 +438,7 @@ class _Game:
                                 self.suspended = True
                                 answer, at = await process.exchange(buffer, clock, deadline, start)
                             if at < start:  # read before the request was sent: not the answer
-                                raise BotFault(
-                                    "malformed",
-                                    f"wrote a line that no request asked for: {_snippet(answer)}",
-                                )
+                                raise _unasked(answer)
                             elapsed = (at - start) * 1000
                             if fixed is None:
                                 seat_clock.spent(elapsed)
@@ -587,6 +584,11 @@ def bounded(reason: str, limit: int = MAX_REASON) -> str:
     return f"{text[:limit]}… ({len(text):,} characters, cut)"
 
 
+def _unasked(line: bytes) -> BotFault:
+    """The fault of a bot that wrote `line` when no request asked for one."""
+    return BotFault("malformed", f"wrote a line that no request asked for: {_snippet(line)}")
+
+
 def _whole_ms(ms: float) -> int:
     """Milliseconds as the protocol's clock fields give them: whole, rounded down, never below
     0 (`max(0, math.floor(ms))`)."""
@@ -635,20 +637,19 @@ async def play_game(
     ruleset = get_ruleset(ruleset_id)
     ruleset.check_players(len(bots))
 
-    paths: dict[int, list[str]] = {}  # each bot's own paths, looked up once (the disk)
+    def sandboxed(spec: BotSpec) -> bool:
+        return spec.sandbox is not None and spec.sandbox.mode != "off"
 
-    def own(i: int) -> list[str]:
-        if i not in paths:
-            paths[i] = bots[i].paths()
-        return paths[i]
+    # Each bot's own paths (looked up on disk), once, and only when a sandbox must hide them.
+    paths = [b.paths() for b in bots] if connect is None and any(map(sandboxed, bots)) else []
 
     def make(i: int, spec: BotSpec) -> Connection:
         if connect is not None:
             return connect(spec)
         hide: tuple[str, ...] = ()
-        if spec.sandbox is not None and spec.sandbox.mode != "off":
-            others = [own(j) for j, b in enumerate(bots) if b != spec]
-            hide = hidden(own(i), others, config.private)
+        if sandboxed(spec):
+            others = [paths[j] for j, b in enumerate(bots) if b != spec]
+            hide = hidden(paths[i], others, config.private)
         return BotProcess(
             spec, max_line=config.max_line, stderr_limit=config.stderr_limit, hide=hide
         )
