@@ -6,6 +6,8 @@ bot; `--workers` and `arena sprt` use the same executors."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import os
 import signal
@@ -20,16 +22,17 @@ import msgspec
 import pytest
 
 from arena.league.config import load_tournament
-from arena.league.executors import GameJob
+from arena.league.executors import GameJob, remote
 from arena.league.executors.cluster import ClusterError, DaskExecutor, GamesNotPlayed
+from arena.league.executors.remote import play_remote
 from arena.league.executors.shipping import Parcel, moved, pack, unpack
 from arena.league.leaderboard import results_leaderboard
 from arena.league.results import ResultsDir
 from arena.league.tournament import run_tournament, schedule_of
 from arena.referee.bot import BotSpec, build_bot, load_bot
-from arena.referee.records import read_records
+from arena.referee.records import GameRecord, read_records
 from tests.helpers.cli import invoke
-from tests.helpers.paths import EXAMPLE_BOTS, GREEDY, RANDOM
+from tests.helpers.paths import EXAMPLE_BOTS, GREEDY, RANDOM, TEST_BOTS
 from tests.helpers.tournaments import path_bot, write_tournament
 
 RANDOM_C = EXAMPLE_BOTS / "random-c"
@@ -89,8 +92,8 @@ async def test_a_tournament_on_the_cluster_is_the_tournament_played_here(
     try:
         assert executor.jobs == 6
         there = await played(file, tmp_path / "there", executor)
-        # A worker that has played stops Dask's stack sampler, which walks every thread (one
-        # per game at once) every 10 ms: at hundreds of games it cost more than the games.
+        # A worker that has played stops Dask's stack sampler, which walks every thread's stack
+        # every 10 ms under the interpreter lock, time the worker's referee loop would rather have.
         sampling = executor.client.run(
             lambda dask_worker: dask_worker.periodic_callbacks["profile"].is_running()
         )
@@ -228,6 +231,48 @@ def test_a_job_crosses_the_wire_unchanged() -> None:
     spec = load_bot(str(RANDOM))
     job = GameJob("odin", [spec, BotSpec("x", ["x"])], {"target": 5}, 7, _config(), "r0-t0")
     assert msgspec.msgpack.decode(msgspec.msgpack.encode(job), type=GameJob) == job
+
+
+def test_a_game_task_cancelled_on_its_worker_kills_its_bots_and_the_loop_plays_on() -> None:
+    """A worker closing cancels its running tasks (Dask then plays them elsewhere): the game
+    stops and its bots are killed at once, and the worker's referee loop plays the next."""
+    from arena.referee.game import RefereeConfig
+    from arena.referee.processes import descendants
+    from protocol.messages import Limits
+
+    slow = BotSpec("slow", [sys.executable, str(TEST_BOTS / "slow_bot.py"), "0"])
+    config = RefereeConfig(limits=Limits(startup_ms=10_000, move_ms=60_000))
+    stuck = GameJob("odin-race", [slow, slow], {}, 3, config, "r0-t0")
+    plain = GameJob("odin-race", [load_bot(str(RANDOM))] * 2, {}, 3, _config(), "r0-t1")
+
+    def bots() -> list[int]:
+        """The slow bots running below this process (the referee keeps a guardian there too)."""
+        found = []
+        for pid in descendants(os.getpid()):
+            with contextlib.suppress(OSError):
+                if b"slow_bot.py" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                    found.append(pid)
+        return found
+
+    async def main() -> bytes:
+        task = asyncio.ensure_future(play_remote(msgspec.msgpack.encode(stuck), [None, None]))
+        deadline = time.monotonic() + 20
+        while len(bots()) < 2:  # both bots started, the game under way
+            assert time.monotonic() < deadline and not task.done()
+            await asyncio.sleep(0.05)
+        loop = remote._loop
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        while bots():
+            assert time.monotonic() < deadline, "the cancelled game's bots still run"
+            await asyncio.sleep(0.05)
+        played = await play_remote(msgspec.msgpack.encode(plain), [None, None])
+        assert remote._loop is loop and loop is not None and loop.thread.is_alive()
+        return played
+
+    record = msgspec.msgpack.decode(asyncio.run(main()), type=GameRecord)
+    assert record.game == "r0-t1" and record.faults == [] and record.moves
 
 
 def _config() -> object:

@@ -1,19 +1,22 @@
 """The worker's side of a cluster: a game job played in this worker process's one trio loop,
 its bots unpacked, built and checked first.
 
-Dask runs each game as a task in one of the worker's threads; the task hands the game to
-the worker's trio loop (a thread of its own, started with the first game) and waits, so a
-worker plays as many games at once as it has threads, with one referee loop sharing the
-bots' start-ups (as `GamePool` does in one process).
+Each game is a Dask task written as a coroutine, so the worker runs it on its own event loop
+rather than in a thread of its pool: the task hands the game to the worker's trio loop (a
+thread of its own, started with the first game) and awaits the record. A worker plays as many
+games at once as it has task slots (`--nthreads`), with one referee loop sharing the bots'
+start-ups (as `GamePool` does in one process) and no thread parked per game: hundreds of
+parked threads only contended with the referee for the interpreter.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import threading
+from concurrent.futures import Future
 from dataclasses import dataclass
-from functools import partial
 
 import msgspec
 import trio
@@ -45,9 +48,11 @@ def worker_name() -> str:
 
 @dataclass
 class _Loop:
-    """A trio loop running in a daemon thread, and the start-up limiter its games share."""
+    """A trio loop running in a daemon thread, the nursery its games run in and the start-up
+    limiter they share."""
 
     token: trio.lowlevel.TrioToken
+    nursery: trio.Nursery
     starting: trio.CapacityLimiter
     thread: threading.Thread
 
@@ -58,8 +63,8 @@ _loop_lock = threading.Lock()
 
 def _quiet_profiler() -> None:
     """Stop this Dask worker's statistical profiler: every 10 ms it walks the stack of every
-    thread, and an arena worker holds one thread per game at once (waiting on the referee
-    loop), so at hundreds of games it took more of the worker's time than the games."""
+    thread and builds its statistics under the interpreter lock, time the referee loop of an
+    arena worker (busy with hundreds of games) would rather have."""
     try:
         from distributed import get_worker
 
@@ -79,35 +84,41 @@ def _referee_loop() -> _Loop:
         if _loop is None or not _loop.thread.is_alive():
             _quiet_profiler()
             ready = threading.Event()
-            made: list[tuple[trio.lowlevel.TrioToken, trio.CapacityLimiter]] = []
+            made: list[_Loop] = []
 
             async def serve() -> None:
-                made.append(
-                    (trio.lowlevel.current_trio_token(), trio.CapacityLimiter(MAX_STARTING))
-                )
-                ready.set()
-                await trio.sleep_forever()
+                async with trio.open_nursery() as nursery:
+                    made.append(
+                        _Loop(
+                            trio.lowlevel.current_trio_token(),
+                            nursery,
+                            trio.CapacityLimiter(MAX_STARTING),
+                            threading.current_thread(),
+                        )
+                    )
+                    ready.set()
+                    await trio.sleep_forever()
 
             thread = threading.Thread(
                 target=trio.run, args=(serve,), name="arena-referee", daemon=True
             )
             thread.start()
             ready.wait()
-            token, starting = made[0]
-            _loop = _Loop(token, starting, thread)
+            _loop = made[0]
         return _loop
 
 
-def _ready(spec: BotSpec, parcel: Parcel | None, data: bytes | None) -> BotSpec:
+def _ready(spec: BotSpec, shipped: tuple[Parcel, bytes] | None, worker: str) -> BotSpec:
     """The bot as this worker runs it: unpacked, built, and its program found."""
-    if parcel is not None and data is not None:
+    if shipped is not None:
+        parcel, data = shipped
         spec = moved(spec, parcel, unpack(parcel, data))
     if spec.build is not None:
         try:
             spec = build_bot(spec)
         except BuildError as exc:
             tail = f"\n{exc.output}" if exc.output else ""
-            raise WorkerError(f"worker {worker_name()}: {exc}{tail}") from None
+            raise WorkerError(f"worker {worker}: {exc}{tail}") from None
     argv = spec.argv()
     program = argv[0]
     if "/" in program:
@@ -117,36 +128,70 @@ def _ready(spec: BotSpec, parcel: Parcel | None, data: bytes | None) -> BotSpec:
         found = shutil.which(program, path=spec.env.get("PATH", os.environ.get("PATH"))) is not None
     if not found:
         raise WorkerError(
-            f"worker {worker_name()} has no program {program!r}, which bot {spec.name} runs "
+            f"worker {worker} has no program {program!r}, which bot {spec.name} runs "
             f"({show_command(spec.command)}): install it on that worker"
         )
     if spec.sandbox is not None and spec.sandbox.mode == "on":
         problem = sandbox_problem()
         if problem is not None:
-            raise WorkerError(f"worker {worker_name()} cannot sandbox bot {spec.name}: {problem}")
+            raise WorkerError(f"worker {worker} cannot sandbox bot {spec.name}: {problem}")
     return spec
 
 
-def play_remote(job: bytes, parcels: list[tuple[Parcel, bytes] | None]) -> bytes:
+async def _play(
+    game: GameJob,
+    parcels: list[tuple[Parcel, bytes] | None],
+    worker: str,
+    loop: _Loop,
+    scope: trio.CancelScope,
+    answer: Future[bytes],
+) -> None:
+    """Play `game` in the referee loop and settle `answer` with its record (msgpack) or the
+    error that stopped it; `scope` is how the task's cancellation reaches the game."""
+    if not answer.set_running_or_notify_cancel():  # the task was cancelled before it began
+        return
+    try:
+        with scope:
+            # Unpacking, building and looking for programs touch the disk: off the loop.
+            bots = await trio.to_thread.run_sync(
+                lambda: [
+                    _ready(spec, shipped, worker)
+                    for spec, shipped in zip(game.bots, parcels, strict=True)
+                ]
+            )
+            record: GameRecord = await play_game(
+                game.ruleset,
+                bots,
+                options=game.options,
+                seed=game.seed,
+                config=game.config,
+                start_limiter=loop.starting,
+                game_id=game.game_id,
+            )
+    except Exception as exc:
+        answer.set_exception(exc)
+        return
+    if scope.cancelled_caught:  # (nobody waits for this any more)
+        answer.set_exception(WorkerError(f"worker {worker} stopped game {game.game_id}"))
+    else:
+        answer.set_result(msgspec.msgpack.encode(record))
+
+
+async def play_remote(job: bytes, parcels: list[tuple[Parcel, bytes] | None]) -> bytes:
     """Play one game job (msgpack-encoded `GameJob`, each bot's parcel and archive or None)
-    in this process's referee loop; the record, msgpack-encoded."""
+    in this process's referee loop; the record, msgpack-encoded. A coroutine, so Dask runs
+    it on the worker's event loop. Cancelled (Dask cancels the running tasks of a worker
+    that closes, and plays them elsewhere), the game stops and its bots are killed."""
     game = msgspec.msgpack.decode(job, type=GameJob)
-    bots = [
-        _ready(spec, *(shipped if shipped is not None else (None, None)))
-        for spec, shipped in zip(game.bots, parcels, strict=True)
-    ]
+    worker = worker_name()  # here, where Dask says which worker this is
     loop = _referee_loop()
-    record: GameRecord = trio.from_thread.run(
-        partial(
-            play_game,
-            game.ruleset,
-            bots,
-            options=game.options,
-            seed=game.seed,
-            config=game.config,
-            start_limiter=loop.starting,
-            game_id=game.game_id,
-        ),
-        trio_token=loop.token,
+    answer: Future[bytes] = Future()
+    scope = trio.CancelScope()
+    loop.token.run_sync_soon(
+        loop.nursery.start_soon, _play, game, parcels, worker, loop, scope, answer
     )
-    return msgspec.msgpack.encode(record)
+    try:
+        return await asyncio.wrap_future(answer)
+    except asyncio.CancelledError:
+        loop.token.run_sync_soon(scope.cancel)
+        raise
