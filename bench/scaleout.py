@@ -8,6 +8,9 @@ on `--ruleset` is played through `run_tournament` (journal and all), with C game
 for each C of `--concurrency`:
 
 - one process: `InProcess`, the default executor, C games in this process's trio loop;
+- apart: N processes, each playing its own share of the games (C / N at once) in one
+  process as above, started together, with no coordinator or executor between them: the
+  most N referee processes can do on this machine, the bound for the two rows below;
 - workers: `--workers N` worker processes on this machine (`DaskExecutor.local`, what
   `arena tournament --workers N` uses), C games at once in all;
 - cluster: a `LocalCluster` of the same N processes started apart and reached by its
@@ -31,22 +34,27 @@ from __future__ import annotations
 
 import argparse
 import logging
+import multiprocessing
 import os
 import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import trio
-from common import compile_c_bot
+from common import compile_c_bot, sample_line
 
 from arena.league.config import load_tournament
 from arena.league.executors import Executor, InProcess
 from arena.league.executors.cluster import DaskExecutor
 from arena.league.results import ResultsDir
 from arena.league.tournament import run_tournament
+from arena.referee.bot import READ_SIZE
 
 
 def make_bot(folder: Path, move_ms: int) -> Path:
@@ -91,6 +99,67 @@ def play(file: Path, results: Path, executor: Executor) -> list[float]:
     return finished
 
 
+def _apart(file: str, results: str, slots: int, barrier: Any, out: Any) -> None:
+    """One process of the "apart" row: its share of the games, started with the others."""
+    barrier.wait()
+    out.put(play(Path(file), Path(results), InProcess(slots, 2)))
+
+
+async def _bare_games(
+    bot: str, move_ms: int, slots: int, games: int, decisions: int
+) -> list[float]:
+    """`games` games of `decisions` exchanges of one fixed request line with two bots, `slots`
+    at once, in trio's own processes and streams: no rules, views, clocks or records."""
+    line, finished, start = sample_line(), [], time.perf_counter()
+    limiter = trio.CapacityLimiter(slots)
+
+    async def game() -> None:
+        async with limiter:
+            bots = [
+                await trio.lowlevel.open_process(
+                    [bot, str(move_ms)], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+                )
+                for _ in range(2)
+            ]
+            for i in range(decisions):
+                process = bots[i % 2]
+                assert process.stdin is not None and process.stdout is not None
+                await process.stdin.send_all(line)
+                await process.stdout.receive_some(READ_SIZE)
+            for process in bots:
+                assert process.stdin is not None
+                await process.stdin.aclose()
+                await process.wait()
+            finished.append(time.perf_counter() - start)
+
+    async with trio.open_nursery() as nursery:
+        for _ in range(games):
+            nursery.start_soon(game)
+    return finished
+
+
+def _bare(
+    bot: str, slots: int, games: int, decisions: int, move_ms: int, barrier: Any, out: Any
+) -> None:
+    """One process of the "bare" row, started with the others."""
+    barrier.wait()
+    out.put(trio.run(_bare_games, bot, move_ms, slots, games, decisions))
+
+
+def apart(target: Callable[..., None], shares: list[tuple[Any, ...]]) -> list[float]:
+    """One process per share, each running `target(*share, barrier, queue)`, started together
+    (they wait at the barrier); every game's finishing time, from the start."""
+    spawn = multiprocessing.get_context("spawn")
+    barrier, out = spawn.Barrier(len(shares)), spawn.Queue()
+    children = [spawn.Process(target=target, args=(*share, barrier, out)) for share in shares]
+    for child in children:
+        child.start()
+    finished = sorted(t for _ in children for t in out.get())
+    for child in children:
+        child.join()
+    return finished
+
+
 def steady_rate(finished: list[float], slots: int) -> float:
     """Games per second in the steady state: the finishes in blocks ("waves") of `slots`,
     the first wave (every game starting at once) and the tail (the last `slots` games, when
@@ -124,7 +193,7 @@ def main() -> None:
     parser.add_argument("--move-ms", type=int, default=50, help="the bot's thinking time")
     parser.add_argument("--ruleset", default="odin-race")
     parser.add_argument("--rounds", type=float, default=4, help="games per slot (>= 4)")
-    parser.add_argument("--modes", default="process,workers,cluster")
+    parser.add_argument("--modes", default="bare,process,apart,workers,cluster")
     args = parser.parse_args()
     modes = args.modes.split(",")
     import distributed
@@ -140,6 +209,8 @@ def main() -> None:
             InProcess(1, 2),
         )
         one_game = statistics.mean(b - a for a, b in zip([0.0, *alone], alone, strict=False))
+        records = ResultsDir.existing(base / "r" / "alone").records()
+        decisions = round(statistics.mean(len(r.moves) for r in records))
         print(f"one game alone: {one_game:.2f} s (the ideal: C / this games per second)\n")
         print(
             f"{'at once':>8} {'mode':<34} {'games':>6} {'games/s':>8} {'ideal':>8} {'ratio':>6}"
@@ -153,8 +224,26 @@ def main() -> None:
             for mode in modes:
                 results = base / f"{mode}-{slots}"
                 cluster = None
-                if mode == "process":
-                    executor: Executor = InProcess(slots, 2)
+                executor: Executor | None = None
+                shares: list[tuple[Any, ...]] = []
+                if mode == "apart":
+                    label = f"{args.workers} processes apart (bound)"
+                    names = [f"c{slots}-apart{i}" for i in range(args.workers)]
+                    share = games // args.workers
+                    shares = [
+                        (
+                            str(tournament_file(base, bot, args.ruleset, share, name)),
+                            str(base / name),
+                            slots // args.workers,
+                        )
+                        for name in names
+                    ]
+                elif mode == "bare":
+                    label = f"{args.workers} bare trio pipe loops (floor)"
+                    share = (str(bot / "bot"), slots // args.workers, games // args.workers)
+                    shares = [(*share, decisions, args.move_ms)] * args.workers
+                elif mode == "process":
+                    executor = InProcess(slots, 2)
                     label = "one process"
                 elif mode == "workers":
                     executor = DaskExecutor.local(args.workers, slots)
@@ -171,9 +260,13 @@ def main() -> None:
                     label = f"LocalCluster of {args.workers} (--cluster)"
                 cpu = cpu_seconds()
                 try:
-                    finished = play(file, results, executor)
+                    if executor is None:
+                        finished = apart(_apart if mode == "apart" else _bare, shares)
+                    else:
+                        finished = play(file, results, executor)
                 finally:
-                    executor.close()
+                    if executor is not None:
+                        executor.close()
                     if cluster is not None:
                         cluster.close()
                 per_game = (cpu_seconds() - cpu) / len(finished)

@@ -117,15 +117,19 @@ async def test_a_tournament_on_the_cluster_is_the_tournament_played_here(
     )
 
 
+@pytest.mark.parametrize("jobs", [None, 12], ids=["a-game-a-task", "batches"])
 async def test_a_worker_killed_mid_tournament_loses_no_game_and_journals_none_twice(
-    tmp_path: Path, cluster: object
+    tmp_path: Path, cluster: object, jobs: int | None
 ) -> None:
+    """One game a task (the cluster's 6 threads, one game each), and batches (12 games at
+    once: 2 a thread, in batches of 3)."""
     file = demo(tmp_path, RANDOM, GREEDY, deals=8)
     here = await played(file, tmp_path / "here")
     client = distributed.Client(address(cluster))
     pids: dict[str, int] = client.run(os.getpid)
     victim = sorted(pids)[0]
-    executor = DaskExecutor(client, ship=False, where="the test's cluster")
+    executor = DaskExecutor(client, ship=False, where="the test's cluster", jobs=jobs)
+    assert executor._shares() == ((1.0, 1) if jobs is None else (2.0, 3))
     t = load_tournament(file)
     killed: list[int] = []
 
@@ -237,7 +241,6 @@ def test_a_game_task_cancelled_on_its_worker_kills_its_bots_and_the_loop_plays_o
     """A worker closing cancels its running tasks (Dask then plays them elsewhere): the game
     stops and its bots are killed at once, and the worker's referee loop plays the next."""
     from arena.referee.game import RefereeConfig
-    from arena.referee.processes import descendants
     from protocol.messages import Limits
 
     slow = BotSpec("slow", [sys.executable, str(TEST_BOTS / "slow_bot.py"), "0"])
@@ -246,16 +249,12 @@ def test_a_game_task_cancelled_on_its_worker_kills_its_bots_and_the_loop_plays_o
     plain = GameJob("odin-race", [load_bot(str(RANDOM))] * 2, {}, 3, _config(), "r0-t1")
 
     def bots() -> list[int]:
-        """The slow bots running below this process (the referee keeps a guardian there too)."""
-        found = []
-        for pid in descendants(os.getpid()):
-            with contextlib.suppress(OSError):
-                if b"slow_bot.py" in Path(f"/proc/{pid}/cmdline").read_bytes():
-                    found.append(pid)
-        return found
+        return running("slow_bot.py")
 
     async def main() -> bytes:
-        task = asyncio.ensure_future(play_remote(msgspec.msgpack.encode(stuck), [None, None]))
+        task = asyncio.ensure_future(
+            play_remote(msgspec.msgpack.encode([stuck]), [[None, None]], 1.0)
+        )
         deadline = time.monotonic() + 20
         while len(bots()) < 2:  # both bots started, the game under way
             assert time.monotonic() < deadline and not task.done()
@@ -267,12 +266,54 @@ def test_a_game_task_cancelled_on_its_worker_kills_its_bots_and_the_loop_plays_o
         while bots():
             assert time.monotonic() < deadline, "the cancelled game's bots still run"
             await asyncio.sleep(0.05)
-        played = await play_remote(msgspec.msgpack.encode(plain), [None, None])
+        played = await play_remote(msgspec.msgpack.encode([plain]), [[None, None]], 1.0)
         assert remote._loop is loop and loop is not None and loop.thread.is_alive()
-        return played
+        [got] = played
+        assert isinstance(got, bytes)
+        return got
 
     record = msgspec.msgpack.decode(asyncio.run(main()), type=GameRecord)
     assert record.game == "r0-t1" and record.faults == [] and record.moves
+
+
+def running(script: str) -> list[int]:
+    """The bots running `script` below this process (the referee keeps a guardian there too)."""
+    from arena.referee.processes import descendants
+
+    found = []
+    for pid in descendants(os.getpid()):
+        with contextlib.suppress(OSError):
+            if script.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.append(pid)
+    return found
+
+
+def test_a_batch_plays_its_games_at_most_its_share_at_once(tmp_path: Path) -> None:
+    """A task of 4 games on a worker whose share is 2 games at once: 2 play, the others wait
+    for their places, and every game's record comes back."""
+    late = tmp_path / "late_bot.py"
+    late.write_text(
+        "import time\nfrom protocol.bot import run\n"
+        "time.sleep(0.4)\nrun(lambda request: 0, name='late')\n"
+    )
+    spec = BotSpec("late", [sys.executable, str(late)])
+    games = [GameJob("odin-race", [spec, spec], {}, i, _config(), f"r0-t{i}") for i in range(4)]
+    most = [0]
+
+    async def main() -> list[bytes | Exception]:
+        task = asyncio.ensure_future(
+            play_remote(msgspec.msgpack.encode(games), [[None, None]] * 4, 2.0)
+        )
+        while not task.done():
+            most[0] = max(most[0], len(running("late_bot.py")))
+            await asyncio.sleep(0.02)
+        return await task
+
+    outcomes = asyncio.run(main())
+    records = [msgspec.msgpack.decode(got, type=GameRecord) for got in outcomes]  # type: ignore[arg-type]
+    assert [r.game for r in records] == [g.game_id for g in games]
+    assert all(r.faults == [] and r.moves for r in records)
+    assert most[0] == 4  # two games' bots, never more
 
 
 def _config() -> object:

@@ -2,17 +2,22 @@
 processes (`DaskExecutor.local`, `--workers N`) or a running cluster
 (`DaskExecutor.connect`, `--cluster tcp://HOST:8786`).
 
-Dask does the scheduling, the retries and the membership: a game whose worker dies is
-played again by another worker (a game that kills three workers is given up), workers may
-join or leave mid-run. This side keeps a window of games in flight a little larger than the
-cluster's threads, streams each record back as its game finishes and hands it to the
-coordinator, which journals it (a game finished twice is journaled once). Bot folders go to
+Dask does the scheduling, the retries and the membership: a task whose worker dies is
+played again by another worker (a task that kills three workers is given up), workers may
+join or leave mid-run. A task is a batch of games: one game when each of the cluster's
+threads plays one game at a time (the default of a cluster), several when more games at once
+are asked of it than it has threads (`--workers` with many jobs: games whose bots mostly wait),
+since a Dask task costs the coordinator and the worker about as much processor time as a
+short game's referee. This side keeps a window of tasks in flight a little larger than the
+cluster's threads, streams the records back as their tasks finish and hands them to the
+coordinator, which journals them (a game finished twice is journaled once). Bot folders go to
 a remote cluster as content-addressed archives (`shipping`), sent once per worker; local
 workers share this machine's files and use the folders where they are.
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
 import math
 import time
@@ -34,6 +39,8 @@ from arena.referee.spawn import NoResources
 T = TypeVar("T")
 
 INSTALL = "pip install 'arena-referee[cluster]'"
+SLOTS_PER_WORKER = 16  # local workers' task slots: a batch each, of jobs / slots games
+OVERFILL = 1.25  # a batch's games over its share: a game ending is followed by a waiting one
 NO_RESOURCES_RETRIES = 3  # a game a worker could not start for lack of descriptors: again
 
 
@@ -58,7 +65,8 @@ def _distributed() -> Any:
 
 class DaskExecutor(Executor):
     """Games played by the workers of a Dask `client`; `ship`: send bot folders as archives
-    (a remote cluster) rather than use them in place (workers on this machine)."""
+    (a remote cluster) rather than use them in place (workers on this machine); `jobs`:
+    games at once in all (by default one for each of the cluster's threads)."""
 
     def __init__(
         self,
@@ -68,21 +76,31 @@ class DaskExecutor(Executor):
         where: str,
         on_note: OnNote | None = None,
         cluster: Any = None,
+        jobs: int | None = None,
     ) -> None:
         self.client = client
         self.ship = ship
         self.where = where
+        self._jobs = jobs
         self.on_note = on_note
         self._cluster = cluster
         self._parcels: dict[str, tuple[Parcel, Any] | None] = {}  # by bot name
         self._run = uuid.uuid4().hex[:12]  # task keys of this run differ from any other's
+        self._batches = 0
 
     @classmethod
-    def local(cls, workers: int, jobs: int, on_note: OnNote | None = None) -> DaskExecutor:
+    def local(
+        cls,
+        workers: int,
+        jobs: int,
+        on_note: OnNote | None = None,
+        slots: int = SLOTS_PER_WORKER,
+    ) -> DaskExecutor:
         """`workers` worker processes on this machine (a `LocalCluster`), `jobs` games at once
-        in all (each worker plays its share in one referee loop)."""
+        in all (each worker plays its share in one referee loop), each worker taking at most
+        `slots` batches at once."""
         distributed = _distributed()
-        threads = max(1, math.ceil(jobs / workers))
+        threads = max(1, min(slots, math.ceil(jobs / workers)))
         cluster = distributed.LocalCluster(
             n_workers=workers,
             threads_per_worker=threads,
@@ -93,8 +111,8 @@ class DaskExecutor(Executor):
         # Records fetched from the workers directly, not through the scheduler (which runs in
         # this process and would copy each one twice).
         client = distributed.Client(cluster, direct_to_workers=True)
-        where = f"in {workers} worker processes, {workers * threads} games at once"
-        return cls(client, ship=False, where=where, on_note=on_note, cluster=cluster)
+        where = f"in {workers} worker processes, {jobs} games at once"
+        return cls(client, ship=False, where=where, on_note=on_note, cluster=cluster, jobs=jobs)
 
     @classmethod
     def connect(
@@ -109,9 +127,21 @@ class DaskExecutor(Executor):
         return cls(client, ship=True, where=f"on the Dask cluster at {address}", on_note=on_note)
 
     @property
-    def jobs(self) -> int:
-        """The cluster's threads: how many games it plays at once."""
+    def threads(self) -> int:
+        """The cluster's threads (task slots), as it is now."""
         return max(1, int(sum(self.client.nthreads().values())))
+
+    @property
+    def jobs(self) -> int:
+        """How many games it plays at once: as asked, else one per thread of the cluster."""
+        return self._jobs or self.threads
+
+    def _shares(self) -> tuple[float, int]:
+        """Games at once per thread of the cluster as it is now, and games per task: one
+        game a task while a thread plays one game at a time, else the thread's share and a
+        quarter more (`OVERFILL`)."""
+        per_slot = max(1.0, self.jobs / self.threads)
+        return per_slot, 1 if per_slot == 1.0 else math.ceil(per_slot * OVERFILL)
 
     def describe(self) -> str:
         return self.where
@@ -139,13 +169,14 @@ class DaskExecutor(Executor):
                 self._parcels[spec.name] = (parcel, future)
         return self._parcels[spec.name]
 
-    def _submit(self, job: GameJob, attempt: int) -> Any:
-        parcels = [self._parcel(spec) for spec in job.bots]
+    def _submit(self, games: list[GameJob], per_slot: float) -> Any:
+        self._batches += 1
         return self.client.submit(
             play_remote,
-            msgspec.msgpack.encode(job),
-            parcels,
-            key=f"arena-{self._run}-{job.game_id}-{attempt}",
+            msgspec.msgpack.encode(games),
+            [[self._parcel(spec) for spec in game.bots] for game in games],
+            per_slot,
+            key=f"arena-{self._run}-{self._batches}",
             pure=False,
         )
 
@@ -157,36 +188,67 @@ class DaskExecutor(Executor):
     ) -> None:
         distributed = _distributed()
         queue: Iterator[T] = iter(tasks)
-        pending: dict[str, tuple[T, GameJob, int]] = {}  # by task key
-        live: dict[str, Any] = {}  # the futures in flight, by task key
-        # Results fetched in the client's own loop as the games finish (an error as its
+        # The games of each batch in flight, by its key: each game's task, its job and how
+        # often it was tried before.
+        pending: dict[str, list[tuple[T, GameJob, int]]] = {}
+        live: dict[str, Any] = {}  # the futures in flight, by key
+        # Results fetched in the client's own loop as the batches finish (an error as its
         # exception's (type, value, traceback)).
         futures = distributed.as_completed(with_results=True, raise_errors=False)
         failed: dict[str, list[str]] = {}  # why, and the games
-        sized = [0.0, 0]  # when the window was last sized, and its size
+        sized: list[Any] = [0.0, 0, (1.0, 1)]  # when last sized, the window, the shares
 
-        def window() -> int:
-            """Games in flight: the cluster's threads and a quarter more, so that no thread
-            waits between a result and the next game; sized again every few seconds, as
-            workers join or leave."""
+        def window() -> tuple[int, float, int]:
+            """Batches in flight (the cluster's threads and a quarter more, so that no thread
+            waits between a result and the next batch), games at once per thread and games
+            per batch; sized again every few seconds, as workers join or leave."""
             now = time.monotonic()
             if now - sized[0] > 2.0:
-                threads = self.jobs
-                sized[:] = [now, threads + max(2, threads // 4)]
-            return int(sized[1])
+                threads = self.threads
+                sized[:] = [now, threads + max(2, threads // 4), self._shares()]
+            return int(sized[1]), *sized[2]
 
-        def submit(task: T, game: GameJob, attempt: int) -> None:
-            future = self._submit(game, attempt)
-            pending[future.key] = (task, game, attempt)
+        def submit(games: list[tuple[T, GameJob, int]], per_slot: float) -> None:
+            future = self._submit([game for _, game, _ in games], per_slot)
+            pending[future.key] = games
             live[future.key] = future
             futures.add(future)
 
         def fill() -> None:
-            while len(pending) < window():
-                task = next(queue, None)
-                if task is None:
+            while True:
+                size, per_slot, batch = window()
+                if len(pending) >= size:
                     return
-                submit(task, job(task), 0)
+                games = [(task, job(task), 0) for task in itertools.islice(queue, batch)]
+                if not games:
+                    return
+                submit(games, per_slot)
+
+        def outcome(game: tuple[T, GameJob, int], result: bytes | BaseException) -> None:
+            """One game's end: its record handed on, or its failure kept (played again first
+            when the worker lacked the means to start it)."""
+            task, job_, attempt = game
+            if isinstance(result, NoResources):
+                if attempt + 1 >= NO_RESOURCES_RETRIES:
+                    failed.setdefault(str(result), []).append(job_.game_id)
+                else:
+                    self._note(f"{result}: game {job_.game_id} is played again")
+                    submit([(task, job_, attempt + 1)], window()[1])
+                return
+            if isinstance(result, BaseException):  # the worker's error, Dask's KilledWorker...
+                why = _reason(result)
+                if why not in failed:
+                    self._note(f"game {job_.game_id} not played: {why}")
+                failed.setdefault(why, []).append(job_.game_id)
+                return
+            record = msgspec.msgpack.decode(result, type=GameRecord)
+            if self.ship:  # the bots' commands as the coordinator knows them
+                seats = [
+                    msgspec.structs.replace(seat, command=spec.command)
+                    for seat, spec in zip(record.seats, job_.bots, strict=True)
+                ]
+                record = msgspec.structs.replace(record, seats=seats)
+            done(task, record)
 
         fill()
         try:
@@ -194,32 +256,14 @@ class DaskExecutor(Executor):
                 future, result = await trio.to_thread.run_sync(
                     next, futures, abandon_on_cancel=True
                 )
-                task, game, attempt = pending.pop(future.key)
+                games = pending.pop(future.key)
                 del live[future.key]
                 try:
-                    data = _unwrapped(future, result)
-                except NoResources as exc:
-                    if attempt + 1 >= NO_RESOURCES_RETRIES:
-                        failed.setdefault(str(exc), []).append(game.game_id)
-                    else:
-                        self._note(f"{exc}: game {game.game_id} is played again")
-                        submit(task, game, attempt + 1)
-                    continue
-                except Exception as exc:  # the worker's error, Dask's KilledWorker, ...
-                    why = _reason(exc)
-                    if why not in failed:
-                        self._note(f"game {game.game_id} not played: {why}")
-                    failed.setdefault(why, []).append(game.game_id)
-                    fill()
-                    continue
-                record = msgspec.msgpack.decode(data, type=GameRecord)
-                if self.ship:  # the bots' commands as the coordinator knows them
-                    seats = [
-                        msgspec.structs.replace(seat, command=spec.command)
-                        for seat, spec in zip(record.seats, game.bots, strict=True)
-                    ]
-                    record = msgspec.structs.replace(record, seats=seats)
-                done(task, record)
+                    results: list[bytes | BaseException] = _unwrapped(future, result)
+                except Exception as exc:  # the whole batch: Dask's KilledWorker, ...
+                    results = [exc] * len(games)
+                for game, got in zip(games, results, strict=True):
+                    outcome(game, got)
                 fill()
         finally:
             if live:  # stopped early: the cluster drops what is still queued or running
@@ -235,14 +279,14 @@ class DaskExecutor(Executor):
             )
 
 
-def _unwrapped(future: Any, result: Any) -> bytes:
-    """A finished future's result as `as_completed(with_results=True)` gives it; its error
+def _unwrapped(future: Any, result: Any) -> list[bytes | BaseException]:
+    """A finished batch's outcomes as `as_completed(with_results=True)` gives them; its error
     raised. A cancelled future's "result" is the cancellation."""
     if isinstance(result, BaseException):
         raise result
     if future.status == "error":
         raise result[1].with_traceback(result[2])
-    return bytes(result)
+    return [got if isinstance(got, BaseException) else bytes(got) for got in result]
 
 
 def _reason(exc: BaseException) -> str:

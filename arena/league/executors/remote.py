@@ -1,12 +1,14 @@
 """The worker's side of a cluster: a game job played in this worker process's one trio loop,
 its bots unpacked, built and checked first.
 
-Each game is a Dask task written as a coroutine, so the worker runs it on its own event loop
-rather than in a thread of its pool: the task hands the game to the worker's trio loop (a
-thread of its own, started with the first game) and awaits the record. A worker plays as many
-games at once as it has task slots (`--nthreads`), with one referee loop sharing the bots'
-start-ups (as `GamePool` does in one process) and no thread parked per game: hundreds of
-parked threads only contended with the referee for the interpreter.
+A Dask task is a batch of games, written as a coroutine, so the worker runs it on its own
+event loop rather than in a thread of its pool: the task hands its games to the worker's trio
+loop (a thread of its own, started with the first game) and awaits their records. A worker
+plays `per_slot` games at once for each of its task slots (`--nthreads`), in one referee loop
+sharing the bots' start-ups (as `GamePool` does in one process), with no thread parked per
+game (hundreds of parked threads only contended with the referee for the interpreter). A batch
+may hold more games than its share, so that a game ending in one batch is followed at once by a
+waiting game of another, rather than the slot waiting for its batch's longest game.
 """
 
 from __future__ import annotations
@@ -36,6 +38,16 @@ class WorkerError(ArenaError):
     sandbox, a build): the worker's problem, named with the worker, never a bot's fault."""
 
 
+def worker_slots() -> int:
+    """This worker's task slots (`--nthreads`); 1 outside a Dask worker."""
+    try:
+        from distributed import get_worker
+
+        return int(get_worker().state.nthreads)
+    except (ImportError, ValueError):
+        return 1
+
+
 def worker_name() -> str:
     """This worker's address, as the cluster knows it (or this host and process)."""
     try:
@@ -54,6 +66,7 @@ class _Loop:
     token: trio.lowlevel.TrioToken
     nursery: trio.Nursery
     starting: trio.CapacityLimiter
+    playing: trio.CapacityLimiter  # games at once in this worker
     thread: threading.Thread
 
 
@@ -93,6 +106,7 @@ def _referee_loop() -> _Loop:
                             trio.lowlevel.current_trio_token(),
                             nursery,
                             trio.CapacityLimiter(MAX_STARTING),
+                            trio.CapacityLimiter(1),
                             threading.current_thread(),
                         )
                     )
@@ -143,53 +157,79 @@ async def _play(
     parcels: list[tuple[Parcel, bytes] | None],
     worker: str,
     loop: _Loop,
+) -> bytes:
+    """Play `game` in the referee loop, when the worker has room for it; its record (msgpack)."""
+    async with loop.playing:
+        # Unpacking, building and looking for programs touch the disk: off the loop.
+        bots = await trio.to_thread.run_sync(
+            lambda: [
+                _ready(spec, shipped, worker)
+                for spec, shipped in zip(game.bots, parcels, strict=True)
+            ]
+        )
+        record: GameRecord = await play_game(
+            game.ruleset,
+            bots,
+            options=game.options,
+            seed=game.seed,
+            config=game.config,
+            start_limiter=loop.starting,
+            game_id=game.game_id,
+        )
+    return msgspec.msgpack.encode(record)
+
+
+async def _play_batch(
+    games: list[GameJob],
+    parcels: list[list[tuple[Parcel, bytes] | None]],
+    worker: str,
+    loop: _Loop,
     scope: trio.CancelScope,
-    answer: Future[bytes],
+    answer: Future[list[bytes | Exception]],
 ) -> None:
-    """Play `game` in the referee loop and settle `answer` with its record (msgpack) or the
-    error that stopped it; `scope` is how the task's cancellation reaches the game."""
+    """Play the batch's games at once in the referee loop and settle `answer` with each one's
+    record or the error that stopped it; `scope` is how the task's cancellation reaches them."""
     if not answer.set_running_or_notify_cancel():  # the task was cancelled before it began
         return
-    try:
-        with scope:
-            # Unpacking, building and looking for programs touch the disk: off the loop.
-            bots = await trio.to_thread.run_sync(
-                lambda: [
-                    _ready(spec, shipped, worker)
-                    for spec, shipped in zip(game.bots, parcels, strict=True)
-                ]
-            )
-            record: GameRecord = await play_game(
-                game.ruleset,
-                bots,
-                options=game.options,
-                seed=game.seed,
-                config=game.config,
-                start_limiter=loop.starting,
-                game_id=game.game_id,
-            )
-    except Exception as exc:
-        answer.set_exception(exc)
-        return
+    outcomes: list[bytes | Exception] = [WorkerError("not played")] * len(games)
+
+    async def one(i: int) -> None:
+        try:
+            outcomes[i] = await _play(games[i], parcels[i], worker, loop)
+        except Exception as exc:
+            outcomes[i] = exc
+
+    with scope:
+        async with trio.open_nursery() as nursery:
+            for i in range(len(games)):
+                nursery.start_soon(one, i)
     if scope.cancelled_caught:  # (nobody waits for this any more)
-        answer.set_exception(WorkerError(f"worker {worker} stopped game {game.game_id}"))
+        answer.set_exception(WorkerError(f"worker {worker} stopped its games"))
     else:
-        answer.set_result(msgspec.msgpack.encode(record))
+        answer.set_result(outcomes)
 
 
-async def play_remote(job: bytes, parcels: list[tuple[Parcel, bytes] | None]) -> bytes:
-    """Play one game job (msgpack-encoded `GameJob`, each bot's parcel and archive or None)
-    in this process's referee loop; the record, msgpack-encoded. A coroutine, so Dask runs
-    it on the worker's event loop. Cancelled (Dask cancels the running tasks of a worker
-    that closes, and plays them elsewhere), the game stops and its bots are killed."""
-    game = msgspec.msgpack.decode(job, type=GameJob)
-    worker = worker_name()  # here, where Dask says which worker this is
+async def play_remote(
+    jobs: bytes, parcels: list[list[tuple[Parcel, bytes] | None]], per_slot: float
+) -> list[bytes | Exception]:
+    """Play a batch of game jobs (a msgpack-encoded list of `GameJob`; for each game, each
+    bot's parcel and archive or None) in this process's referee loop, which plays `per_slot`
+    games at once for each of the worker's task slots; for each game its record
+    (msgpack-encoded) or the error that stopped it. A coroutine, so Dask runs it on the
+    worker's event loop. Cancelled (Dask cancels the running tasks of a worker that closes,
+    and plays them elsewhere), the games stop and their bots are killed."""
+    games = msgspec.msgpack.decode(jobs, type=list[GameJob])
+    worker, slots = worker_name(), worker_slots()  # here, where Dask says which worker this is
     loop = _referee_loop()
-    answer: Future[bytes] = Future()
+    answer: Future[list[bytes | Exception]] = Future()
     scope = trio.CancelScope()
-    loop.token.run_sync_soon(
-        loop.nursery.start_soon, _play, game, parcels, worker, loop, scope, answer
-    )
+    at_once = max(1, round(slots * per_slot))
+
+    def begin() -> None:
+        loop.playing.total_tokens = at_once  # (the run's own figure, set by each batch)
+        loop.nursery.start_soon(_play_batch, games, parcels, worker, loop, scope, answer)
+
+    loop.token.run_sync_soon(begin)
     try:
         return await asyncio.wrap_future(answer)
     except asyncio.CancelledError:
