@@ -13,8 +13,10 @@ for each C of `--concurrency`:
   most N referee processes can do on this machine, the bound for the two rows below;
 - workers: `--workers N` worker processes on this machine (`DaskExecutor.local`, what
   `arena tournament --workers N` uses), C games at once in all;
-- cluster: a `LocalCluster` of the same N processes started apart and reached by its
-  address (`DaskExecutor.connect`, what `--cluster` uses: the bot is sent as an archive).
+- cluster: a `LocalCluster` of the same N processes (as many threads each as local workers
+  have) started apart and reached by its address, asked for C games at once
+  (`DaskExecutor.connect`, what `--cluster ADDRESS --jobs C` uses: the bot is sent as an
+  archive).
 
 Ideal: C games at once each taking as long as one game played alone (measured first, in
 the same run): C / T1 games per second. Measured: the steady rate, games finished per second,
@@ -51,7 +53,7 @@ from common import compile_c_bot, sample_line
 
 from arena.league.config import load_tournament
 from arena.league.executors import Executor, InProcess
-from arena.league.executors.cluster import DaskExecutor
+from arena.league.executors.cluster import SLOTS_PER_WORKER, DaskExecutor
 from arena.league.results import ResultsDir
 from arena.league.tournament import run_tournament
 from arena.referee.bot import READ_SIZE
@@ -251,12 +253,12 @@ def main() -> None:
                 else:
                     cluster = distributed.LocalCluster(
                         n_workers=args.workers,
-                        threads_per_worker=-(-slots // args.workers),
+                        threads_per_worker=min(SLOTS_PER_WORKER, -(-slots // args.workers)),
                         processes=True,
                         dashboard_address=":0",
                         silence_logs=logging.ERROR,
                     )
-                    executor = DaskExecutor.connect(cluster.scheduler_address)
+                    executor = DaskExecutor.connect(cluster.scheduler_address, jobs=slots)
                     label = f"LocalCluster of {args.workers} (--cluster)"
                 cpu = cpu_seconds()
                 try:

@@ -90,7 +90,12 @@ def tournament(
         t = msgspec.structs.replace(t, config=msgspec.structs.replace(t.config, jobs=jobs))
     folder = ResultsDir.open(results, t, fresh=fresh, on_damage=warn_damage)
     with executor_for(
-        t.jobs, t.config.seats, workers=workers, cluster=cluster, on_note=note
+        t.jobs,
+        t.config.seats,
+        workers=workers,
+        cluster=cluster,
+        on_note=note,
+        cluster_jobs=t.config.jobs,  # asked in the file or with --jobs; else the cluster's threads
     ) as executor:
         _run(t, folder, file, results, executor)
 

@@ -129,7 +129,7 @@ async def test_a_worker_killed_mid_tournament_loses_no_game_and_journals_none_tw
     pids: dict[str, int] = client.run(os.getpid)
     victim = sorted(pids)[0]
     executor = DaskExecutor(client, ship=False, where="the test's cluster", jobs=jobs)
-    assert executor._shares() == ((1.0, 1) if jobs is None else (2.0, 3))
+    assert executor._shares() == ((8, 1.0, 1) if jobs is None else (8, 2.0, 3))
     t = load_tournament(file)
     killed: list[int] = []
 

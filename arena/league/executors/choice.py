@@ -19,8 +19,10 @@ def executor_for(
     workers: int | None = None,
     cluster: str | None = None,
     on_note: OnNote | None = None,
+    cluster_jobs: int | None = None,
 ) -> Iterator[Executor]:
-    """The executor for a run of `jobs` games at once of `seats` bots, closed at the end."""
+    """The executor for a run of `jobs` games at once of `seats` bots, closed at the end; on a
+    cluster, `cluster_jobs` games at once (None: one for each of its workers' threads)."""
     if workers is not None and cluster is not None:
         raise ArenaError("give workers (processes on this machine) or a cluster, not both")
     if workers is not None and workers < 1:
@@ -30,7 +32,7 @@ def executor_for(
         from arena.league.executors.cluster import DaskExecutor  # needs `distributed`
 
         if cluster is not None:
-            executor = DaskExecutor.connect(cluster, on_note)
+            executor = DaskExecutor.connect(cluster, on_note, jobs=cluster_jobs)
         else:
             assert workers is not None
             executor = DaskExecutor.local(workers, jobs, on_note)

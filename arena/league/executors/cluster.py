@@ -116,15 +116,21 @@ class DaskExecutor(Executor):
 
     @classmethod
     def connect(
-        cls, address: str, on_note: OnNote | None = None, timeout: float = 20.0
+        cls,
+        address: str,
+        on_note: OnNote | None = None,
+        timeout: float = 20.0,
+        jobs: int | None = None,
     ) -> DaskExecutor:
-        """The Dask cluster whose scheduler is at `address` (tcp://HOST:8786)."""
+        """The Dask cluster whose scheduler is at `address` (tcp://HOST:8786), playing `jobs`
+        games at once (by default one for each of its workers' threads)."""
         distributed = _distributed()
         try:
             client = distributed.Client(address, timeout=timeout)
         except (OSError, TimeoutError) as exc:
             raise ClusterError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
-        return cls(client, ship=True, where=f"on the Dask cluster at {address}", on_note=on_note)
+        where = f"on the Dask cluster at {address}"
+        return cls(client, ship=True, where=where, on_note=on_note, jobs=jobs)
 
     @property
     def threads(self) -> int:
@@ -136,12 +142,18 @@ class DaskExecutor(Executor):
         """How many games it plays at once: as asked, else one per thread of the cluster."""
         return self._jobs or self.threads
 
-    def _shares(self) -> tuple[float, int]:
-        """Games at once per thread of the cluster as it is now, and games per task: one
-        game a task while a thread plays one game at a time, else the thread's share and a
-        quarter more (`OVERFILL`)."""
-        per_slot = max(1.0, self.jobs / self.threads)
-        return per_slot, 1 if per_slot == 1.0 else math.ceil(per_slot * OVERFILL)
+    def _shares(self) -> tuple[int, float, int]:
+        """For the cluster as it is now: tasks in flight (its threads and a quarter more, so
+        that no thread waits between a result and its next task; only `jobs` when fewer
+        games than threads are asked), games at once per thread, and games per task (one
+        while a thread plays one game at a time, else a thread's share and a quarter more:
+        `OVERFILL`)."""
+        threads = self.threads
+        if self._jobs is not None and self._jobs < threads:
+            return self._jobs, 1.0, 1
+        per_slot = max(1.0, self.jobs / threads)
+        batch = 1 if per_slot == 1.0 else math.ceil(per_slot * OVERFILL)
+        return threads + max(2, threads // 4), per_slot, batch
 
     def describe(self) -> str:
         return self.where
@@ -196,17 +208,14 @@ class DaskExecutor(Executor):
         # exception's (type, value, traceback)).
         futures = distributed.as_completed(with_results=True, raise_errors=False)
         failed: dict[str, list[str]] = {}  # why, and the games
-        sized: list[Any] = [0.0, 0, (1.0, 1)]  # when last sized, the window, the shares
+        sized: list[Any] = [0.0, (1, 1.0, 1)]  # when last sized, and `_shares`
 
         def window() -> tuple[int, float, int]:
-            """Batches in flight (the cluster's threads and a quarter more, so that no thread
-            waits between a result and the next batch), games at once per thread and games
-            per batch; sized again every few seconds, as workers join or leave."""
+            """`_shares`, sized again every few seconds, as workers join or leave."""
             now = time.monotonic()
             if now - sized[0] > 2.0:
-                threads = self.threads
-                sized[:] = [now, threads + max(2, threads // 4), self._shares()]
-            return int(sized[1]), *sized[2]
+                sized[:] = [now, self._shares()]
+            return sized[1]  # type: ignore[no-any-return]
 
         def submit(games: list[tuple[T, GameJob, int]], per_slot: float) -> None:
             future = self._submit([game for _, game, _ in games], per_slot)
