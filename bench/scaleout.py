@@ -2,17 +2,19 @@
 in one process, in local worker processes and through a Dask `LocalCluster`.
 
 Run it with `bash bench/run scale-out` (options: `--help`). The bot is a small C program that
-sleeps `--move-ms` milliseconds before answering each decision (the first legal action), so
-the machine is not the limit: only the referee's own work is. A round robin of copies of it
-on `--ruleset` is played through `run_tournament` (journal and all), with C games at once
-for each C of `--concurrency`:
+sleeps `--move-ms` milliseconds before answering each decision (the first legal action). A
+round robin of copies of it on `--ruleset` is played through `run_tournament` (journal and
+all), with C games at once for each C of `--concurrency`:
 
+- bare: N processes, each running a bare trio loop (`_bare_games`) that passes one fixed
+  request line to two bots and reads the answer, as many times as a game has decisions, C / N
+  games at once: no rules, views, clocks or records, the floor of any trio referee here;
 - one process: `InProcess`, the default executor, C games in this process's trio loop;
 - apart: N processes, each playing its own share of the games (C / N at once) in one
   process as above, started together, with no coordinator or executor between them: the
   most N referee processes can do on this machine, the bound for the two rows below;
 - workers: `--workers N` worker processes on this machine (`DaskExecutor.local`, what
-  `arena tournament --workers N` uses), C games at once in all;
+  `arena tournament --workers N --jobs C` uses), C games at once in all;
 - cluster: a `LocalCluster` of the same N processes (as many threads each as local workers
   have) started apart and reached by its address, asked for C games at once
   (`DaskExecutor.connect`, what `--cluster ADDRESS --jobs C` uses: the bot is sent as an
