@@ -143,7 +143,7 @@ async def _bare_games(
 
 
 def _bare(
-    bot: str, slots: int, games: int, decisions: int, move_ms: int, barrier: Any, out: Any
+    bot: str, move_ms: int, slots: int, games: int, decisions: int, barrier: Any, out: Any
 ) -> None:
     """One process of the "bare" row, started with the others."""
     barrier.wait()
@@ -244,8 +244,8 @@ def main() -> None:
                     ]
                 elif mode == "bare":
                     label = f"{args.workers} bare trio pipe loops (floor)"
-                    share = (str(bot / "bot"), slots // args.workers, games // args.workers)
-                    shares = [(*share, decisions, args.move_ms)] * args.workers
+                    share = (str(bot / "bot"), args.move_ms, slots // args.workers)
+                    shares = [(*share, games // args.workers, decisions)] * args.workers
                 elif mode == "process":
                     executor = InProcess(slots, 2)
                     label = "one process"

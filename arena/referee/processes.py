@@ -95,7 +95,7 @@ def handed_over(me: int) -> list[int]:
     """The children of this process `me` that orphans may be among: the kernel hands an
     orphan to a subreaper's first live thread, its main thread, whose list of children is
     read alone (the bots, forked by the spawner thread, are on that thread's list: reading
-    every thread's would cost as much as the threads, a Dask worker has one per game)."""
+    every thread's would read one file a thread for nothing)."""
     try:
         with open(f"/proc/{me}/task/{me}/children", "rb") as fh:
             return [int(p) for p in fh.read().split()]

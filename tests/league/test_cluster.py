@@ -237,6 +237,18 @@ def test_a_job_crosses_the_wire_unchanged() -> None:
     assert msgspec.msgpack.decode(msgspec.msgpack.encode(job), type=GameJob) == job
 
 
+def running(script: str) -> list[int]:
+    """The bots running `script` below this process (the referee keeps a guardian there too)."""
+    from arena.referee.processes import descendants
+
+    found = []
+    for pid in descendants(os.getpid()):
+        with contextlib.suppress(OSError):
+            if script.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.append(pid)
+    return found
+
+
 def test_a_game_task_cancelled_on_its_worker_kills_its_bots_and_the_loop_plays_on() -> None:
     """A worker closing cancels its running tasks (Dask then plays them elsewhere): the game
     stops and its bots are killed at once, and the worker's referee loop plays the next."""
@@ -248,22 +260,19 @@ def test_a_game_task_cancelled_on_its_worker_kills_its_bots_and_the_loop_plays_o
     stuck = GameJob("odin-race", [slow, slow], {}, 3, config, "r0-t0")
     plain = GameJob("odin-race", [load_bot(str(RANDOM))] * 2, {}, 3, _config(), "r0-t1")
 
-    def bots() -> list[int]:
-        return running("slow_bot.py")
-
     async def main() -> bytes:
         task = asyncio.ensure_future(
             play_remote(msgspec.msgpack.encode([stuck]), [[None, None]], 1.0)
         )
         deadline = time.monotonic() + 20
-        while len(bots()) < 2:  # both bots started, the game under way
+        while len(running("slow_bot.py")) < 2:  # both bots started, the game under way
             assert time.monotonic() < deadline and not task.done()
             await asyncio.sleep(0.05)
         loop = remote._loop
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
-        while bots():
+        while running("slow_bot.py"):
             assert time.monotonic() < deadline, "the cancelled game's bots still run"
             await asyncio.sleep(0.05)
         played = await play_remote(msgspec.msgpack.encode([plain]), [[None, None]], 1.0)
@@ -274,18 +283,6 @@ def test_a_game_task_cancelled_on_its_worker_kills_its_bots_and_the_loop_plays_o
 
     record = msgspec.msgpack.decode(asyncio.run(main()), type=GameRecord)
     assert record.game == "r0-t1" and record.faults == [] and record.moves
-
-
-def running(script: str) -> list[int]:
-    """The bots running `script` below this process (the referee keeps a guardian there too)."""
-    from arena.referee.processes import descendants
-
-    found = []
-    for pid in descendants(os.getpid()):
-        with contextlib.suppress(OSError):
-            if script.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
-                found.append(pid)
-    return found
 
 
 def test_a_batch_plays_its_games_at_most_its_share_at_once(tmp_path: Path) -> None:

@@ -89,18 +89,12 @@ class DaskExecutor(Executor):
         self._batches = 0
 
     @classmethod
-    def local(
-        cls,
-        workers: int,
-        jobs: int,
-        on_note: OnNote | None = None,
-        slots: int = SLOTS_PER_WORKER,
-    ) -> DaskExecutor:
+    def local(cls, workers: int, jobs: int, on_note: OnNote | None = None) -> DaskExecutor:
         """`workers` worker processes on this machine (a `LocalCluster`), `jobs` games at once
         in all (each worker plays its share in one referee loop), each worker taking at most
-        `slots` batches at once."""
+        SLOTS_PER_WORKER batches at once."""
         distributed = _distributed()
-        threads = max(1, min(slots, math.ceil(jobs / workers)))
+        threads = max(1, min(SLOTS_PER_WORKER, math.ceil(jobs / workers)))
         cluster = distributed.LocalCluster(
             n_workers=workers,
             threads_per_worker=threads,
@@ -151,7 +145,7 @@ class DaskExecutor(Executor):
         threads = self.threads
         if self._jobs is not None and self._jobs < threads:
             return self._jobs, 1.0, 1
-        per_slot = max(1.0, self.jobs / threads)
+        per_slot = max(1.0, (self._jobs or threads) / threads)
         batch = 1 if per_slot == 1.0 else math.ceil(per_slot * OVERFILL)
         return threads + max(2, threads // 4), per_slot, batch
 
@@ -208,14 +202,15 @@ class DaskExecutor(Executor):
         # exception's (type, value, traceback)).
         futures = distributed.as_completed(with_results=True, raise_errors=False)
         failed: dict[str, list[str]] = {}  # why, and the games
-        sized: list[Any] = [0.0, (1, 1.0, 1)]  # when last sized, and `_shares`
+        sized_at, shares = -math.inf, (1, 1.0, 1)  # `_shares`, and when they were taken
 
         def window() -> tuple[int, float, int]:
-            """`_shares`, sized again every few seconds, as workers join or leave."""
+            """`_shares`, taken again every few seconds, as workers join or leave."""
+            nonlocal sized_at, shares
             now = time.monotonic()
-            if now - sized[0] > 2.0:
-                sized[:] = [now, self._shares()]
-            return sized[1]  # type: ignore[no-any-return]
+            if now - sized_at > 2.0:
+                sized_at, shares = now, self._shares()
+            return shares
 
         def submit(games: list[tuple[T, GameJob, int]], per_slot: float) -> None:
             future = self._submit([game for _, game, _ in games], per_slot)

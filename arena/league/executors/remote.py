@@ -19,6 +19,7 @@ import shutil
 import threading
 from concurrent.futures import Future
 from dataclasses import dataclass
+from typing import Any
 
 import msgspec
 import trio
@@ -38,24 +39,27 @@ class WorkerError(ArenaError):
     sandbox, a build): the worker's problem, named with the worker, never a bot's fault."""
 
 
-def worker_slots() -> int:
-    """This worker's task slots (`--nthreads`); 1 outside a Dask worker."""
+def _dask_worker() -> Any | None:
+    """The Dask worker running this task (None outside one): known only where Dask runs the
+    task, not in the referee loop's thread."""
     try:
         from distributed import get_worker
 
-        return int(get_worker().state.nthreads)
+        return get_worker()
     except (ImportError, ValueError):
-        return 1
+        return None
+
+
+def worker_slots() -> int:
+    """This worker's task slots (`--nthreads`); 1 outside a Dask worker."""
+    worker = _dask_worker()
+    return 1 if worker is None else int(worker.state.nthreads)
 
 
 def worker_name() -> str:
     """This worker's address, as the cluster knows it (or this host and process)."""
-    try:
-        from distributed import get_worker
-
-        return str(get_worker().address)
-    except (ImportError, ValueError):
-        return f"{os.uname().nodename} (pid {os.getpid()})"
+    worker = _dask_worker()
+    return f"{os.uname().nodename} (pid {os.getpid()})" if worker is None else str(worker.address)
 
 
 @dataclass
@@ -78,11 +82,8 @@ def _quiet_profiler() -> None:
     """Stop this Dask worker's statistical profiler: every 10 ms it walks the stack of every
     thread and builds its statistics under the interpreter lock, time the referee loop of an
     arena worker (busy with hundreds of games) would rather have."""
-    try:
-        from distributed import get_worker
-
-        worker = get_worker()
-    except (ImportError, ValueError):
+    worker = _dask_worker()
+    if worker is None:
         return
     for name in ("profile", "profile-cycle"):
         callback = worker.periodic_callbacks.get(name)
