@@ -41,7 +41,8 @@ import trio
 from common import BOT_SOURCE, HELLO, compile_c_bot
 
 from arena.games import GameState, new_game
-from arena.referee.bot import BotProcess, BotSpec
+from arena.referee.bot import BotProcess
+from arena.referee.folders import BotSpec
 from arena.referee.game import play_game
 from protocol.messages import Request, encode_line
 

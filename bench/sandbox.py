@@ -38,7 +38,8 @@ import trio
 from common import BOT_SOURCE, HELLO, sample_line
 
 from arena.games import GameState
-from arena.referee.bot import BotProcess, BotSpec
+from arena.referee.bot import BotProcess
+from arena.referee.folders import BotSpec
 from arena.referee.game import play_game
 from arena.referee.sandbox import SandboxConfig, sandbox_problem, wrap
 

@@ -33,7 +33,7 @@ from pathlib import Path
 import trio
 
 from arena.games import get_ruleset
-from arena.referee.bot import BotSpec, load_bot
+from arena.referee.folders import BotSpec, load_bot
 from arena.referee.game import play_game
 from arena.referee.records import GameRecord
 

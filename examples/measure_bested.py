@@ -24,7 +24,7 @@ from pathlib import Path
 import trio
 from measure import mean_interval, wilson
 
-from arena.referee.bot import BotSpec, load_bot
+from arena.referee.folders import BotSpec, load_bot
 from arena.referee.game import play_game
 from arena.referee.records import GameRecord
 

@@ -24,11 +24,9 @@ from arena.cli.inputs import (
     with_sandbox,
 )
 from arena.games import all_rulesets, get_ruleset
-from arena.referee.bot import (
-    BotSpec,
-)
 from arena.referee.check import CheckReport, check_bot
 from arena.referee.faults import HINTS
+from arena.referee.folders import BotSpec
 from arena.referee.records import GameRecord
 
 

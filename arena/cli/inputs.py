@@ -16,13 +16,7 @@ from arena.cli.common import (
 )
 from arena.games import get_ruleset
 from arena.referee import clock
-from arena.referee.bot import (
-    BotSpec,
-    BuildError,
-    build_bot,
-    load_bot,
-    show_command,
-)
+from arena.referee.folders import BotSpec, BuildError, build_bot, load_bot, show_command
 from arena.referee.game import RefereeConfig
 from arena.referee.sandbox import (
     Mode,
@@ -53,7 +47,8 @@ def refuse_rulesets(specs: list[BotSpec], ruleset: str) -> None:
 
 def build(specs: list[BotSpec]) -> list[BotSpec]:
     """Each bot with its build step run if its folder changed since its last build (see
-    `arena.referee.bot.build_bot`); a failed build stops the command (exit 2) with its output."""
+    `arena.referee.folders.build_bot`); a failed build stops the command (exit 2) with its
+    output."""
 
     def building(spec: BotSpec) -> None:
         assert spec.build is not None

@@ -15,7 +15,7 @@ from msgspec import Meta
 from arena.games import GameConfigError, get_ruleset
 from arena.games.errors import ArenaError
 from arena.referee import clock
-from arena.referee.bot import BotSpec, BotSpecError, default_name, load_bot, resolve_command
+from arena.referee.folders import BotSpec, BotSpecError, default_name, load_bot, resolve_command
 from arena.referee.game import RefereeConfig
 from arena.referee.sandbox import Mode, SandboxConfig, SandboxOverride, settings
 from protocol.messages import Limits

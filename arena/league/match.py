@@ -22,7 +22,7 @@ from arena.games.errors import ArenaError
 from arena.league.executors import Executor, GameJob, InProcess, OnNote
 from arena.league.schedule import deal_seed
 from arena.league.sprt import PAIR_SCORES, Sprt, Status
-from arena.referee.bot import BotSpec
+from arena.referee.folders import BotSpec
 from arena.referee.game import Connection, RefereeConfig
 from arena.referee.records import GameRecord, GameSummary
 

@@ -18,7 +18,7 @@ import msgspec
 
 from arena.league.config import ConfigError
 from arena.league.results import CONFIG_FILE, LOCK_FILE, OnDamage, ResultsDir
-from arena.referee.bot import BotSpec
+from arena.referee.folders import BotSpec
 from arena.referee.records import GameRecord, GameSummary
 
 MATCH_FILE = "sprt.json"

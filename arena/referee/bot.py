@@ -7,49 +7,35 @@ sandboxed bot lives in its own PID namespace, which ends with it; an unsandboxed
 a mark by which every process it started is found and ended (`arena.referee.processes`). A sandboxed
 bot's memory is watched as a whole, all its processes together.
 
-A bot folder's `bot.toml` is read here too (`load_bot`): its command, found in the folder or
-on PATH, its optional build step (`build_bot`, run once per change of the folder) and the
-rulesets it plays.
+How to start a bot (`BotSpec`) and its folder's `bot.toml` and build are in
+`arena.referee.folders`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import functools
-import hashlib
 import io
-import json
 import math
 import os
 import select
-import shlex
-import shutil
 import signal
-import subprocess
-import sys
-import tomllib
 from collections import deque
-from collections.abc import Callable, Sequence
-from pathlib import Path
+from collections.abc import Callable
 from typing import NoReturn
 
-import msgspec
 import trio
 
-from arena.games import all_rulesets
-from arena.games.errors import ArenaError
 from arena.referee import processes
 from arena.referee.faults import BotFault
-from arena.referee.programs import ProgramError, run_hint, script_problem
+from arena.referee.folders import BotSpec
+from arena.referee.programs import ProgramError
 from arena.referee.sandbox import (
     MIB,
-    SandboxConfig,
     SandboxUnavailable,
     active,
     launch,
     launcher_error,
-    own_paths,
     wrap,
 )
 from arena.referee.spawn import Child, NoResources, spawn, spawn_moved, spawn_soon
@@ -69,343 +55,10 @@ READ_SIZE = 65536  # bytes asked of the bot's output per read
 #: for all the bots of a game that the trio run plays alone (`_Turn`).
 FAIR_SHARE = 0.001
 _SELECT_LIMIT = 1024  # select.select takes descriptors below FD_SETSIZE only
-MANIFEST = "bot.toml"
 _LIMIT_SIGNALS = {
     "SIGXCPU": " (its CPU time limit in the sandbox)",
     "SIGXFSZ": " (its file size limit in the sandbox)",
 }
-
-
-class BotSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """How to start a bot: its name, command line, working directory, extra environment,
-    its own folder (what a sandbox shows it besides the files its command names), its
-    sandbox (None: none), its build step (run in its folder before use, see `build_bot`) and
-    the rulesets it plays (None: every one)."""
-
-    name: str
-    command: list[str]
-    cwd: str | None = None
-    env: dict[str, str] = msgspec.field(default_factory=dict)
-    folder: str | None = None
-    sandbox: SandboxConfig | None = None
-    build: list[str] | None = None
-    rulesets: list[str] | None = None
-
-    def argv(self) -> list[str]:
-        """The command with `{python}` replaced by this interpreter (which has `protocol`)."""
-        return _expand(self.command)
-
-    def paths(self) -> list[str]:
-        """The host paths that are this bot's own: its folder and the files its command names."""
-        return own_paths(self.argv(), os.path.abspath(self.cwd or os.getcwd()), self.folder)
-
-    def refusal(self, ruleset: str) -> str | None:
-        """Why this bot may not be seated in `ruleset` (its bot.toml lists others), or None."""
-        if self.rulesets is None or ruleset in self.rulesets:
-            return None
-        return (
-            f"{self.name} does not play {ruleset}: its {MANIFEST} lists "
-            f"rulesets = [{', '.join(self.rulesets)}]"
-        )
-
-
-def show_command(words: list[str]) -> str:
-    """A command as a shell line, for people (`{python}` left as it is)."""
-    return " ".join(w if w == "{python}" else shlex.quote(w) for w in words)
-
-
-def _expand(words: list[str]) -> list[str]:
-    """`words` with `{python}` replaced by this interpreter."""
-    return [sys.executable if part == "{python}" else part for part in words]
-
-
-class BotSpecError(ArenaError, ValueError):
-    """A bot could not be named: no such folder or command, or a bad manifest."""
-
-
-class BuildError(BotSpecError):
-    """A bot's build step failed; `output` holds the last lines of what it printed."""
-
-    def __init__(self, message: str, output: str = "") -> None:
-        super().__init__(message)
-        self.output = output
-
-
-class _Manifest(msgspec.Struct, forbid_unknown_fields=True):
-    """bot.toml as written: `command` and `build` are lists or shell-like strings."""
-
-    name: str
-    command: list[str] | str
-    env: dict[str, str] = msgspec.field(default_factory=dict)
-    build: list[str] | str | None = None
-    rulesets: list[str] | None = None
-
-
-def _words(value: list[str] | str) -> list[str]:
-    """A command given as a list, or as a string split like a shell line."""
-    return shlex.split(value) if isinstance(value, str) else list(value)
-
-
-def resolve_command(
-    command: list[str], folder: str, env: dict[str, str], *, where: str
-) -> list[str]:
-    """A folder bot's command with its program found: a bare name (no "/") is the file of
-    that name in the bot's folder when there is one (run as `./name`; it must be
-    executable), else a program on PATH. BotSpecError says plainly when it is neither,
-    when a file named is not executable (and how to run it: `run_hint`), or when the script
-    an interpreter's command runs does not exist (`script_problem`)."""
-    program = command[0]
-    resolved = command
-    if program == "{python}":
-        pass
-    elif "/" in program:
-        path = os.path.normpath(os.path.join(folder, program))
-        if not os.path.exists(path):
-            raise BotSpecError(
-                f"{where}: the command's program {program!r} was not found (looked at {path})"
-            )
-        if not os.path.isfile(path):
-            raise BotSpecError(f"{where}: the command's program {path} is a folder, not a program")
-        if not os.access(path, os.X_OK):
-            raise BotSpecError(
-                f"{where}: the command's program {path} is not executable "
-                f"({run_hint(path, command, toml=True)})"
-            )
-    elif os.path.isfile(local := os.path.join(folder, program)):
-        if not os.access(local, os.X_OK):
-            raise BotSpecError(
-                f"{where}: the command's program {program!r} is a file in the bot's folder "
-                f"but not executable ({run_hint(local, command, toml=True)})"
-            )
-        resolved = [f"./{program}", *command[1:]]
-    elif shutil.which(program, path={**os.environ, **env}.get("PATH", os.defpath)) is None:
-        raise BotSpecError(
-            f"{where}: the command's program {program!r} is neither a file in the bot's "
-            f"folder ({folder}) nor a program on PATH"
-        )
-    if (problem := script_problem(_expand(command), folder)) is not None:
-        raise BotSpecError(f"{where}: {problem}")
-    return resolved
-
-
-def _check_command_line(text: str, command: list[str]) -> None:
-    """Raise BotSpecError when a command line given as a bot cannot run: its program is not
-    found (a path: not there; a bare name: not on PATH) or not executable, or the script its
-    interpreter would run does not exist."""
-    program, cwd = command[0], os.getcwd()
-    neither = f"{text!r} is neither a bot folder (with {MANIFEST}) nor a command"
-    if program == "{python}":
-        pass
-    elif "/" in program:
-        path = os.path.normpath(os.path.join(cwd, program))
-        if not os.path.exists(path):
-            raise BotSpecError(f"{neither}: {program!r} was not found (looked at {path})")
-        if not os.path.isfile(path):
-            raise BotSpecError(f"{neither}: {path} is a folder without {MANIFEST}")
-        if not os.access(path, os.X_OK):
-            hint = run_hint(path, command, toml=False)
-            raise BotSpecError(f"{text!r}: {path} is not executable ({hint})")
-    elif shutil.which(program) is None:
-        here = (
-            f"; the file of that name here runs as ./{program}" if os.path.isfile(program) else ""
-        )
-        raise BotSpecError(f"{neither}: {program!r} is not a program on PATH{here}")
-    if (problem := script_problem(_expand(command), cwd)) is not None:
-        raise BotSpecError(f"{text!r}: {problem}")
-
-
-def _rulesets(names: list[str] | None, where: str) -> list[str] | None:
-    """The manifest's `rulesets`, each checked against the registry (None: every one)."""
-    if names is None:
-        return None
-    known = [r.id for r in all_rulesets()]
-    unknown = [n for n in names if n not in known]
-    if unknown:
-        raise BotSpecError(
-            f"{where}: rulesets: unknown ruleset {', '.join(map(repr, unknown))}; "
-            f"choose from: {', '.join(known)}"
-        )
-    if not names:
-        raise BotSpecError(
-            f"{where}: rulesets is empty: list the rulesets the bot plays, or leave the key "
-            "out (every ruleset)"
-        )
-    return list(dict.fromkeys(names))
-
-
-def load_bot(text: str) -> BotSpec:
-    """A bot from a folder holding `bot.toml` (name, command, optional env, build and
-    rulesets), or from a command line. A folder's command is resolved (`resolve_command`)
-    now, or, for a bot with a build step, once `build_bot` has built it."""
-    path = Path(text)
-    if path.is_dir():
-        manifest = path / MANIFEST
-        if not manifest.is_file():
-            raise BotSpecError(f"{path} has no {MANIFEST} (with name = ... and command = [...])")
-        try:
-            data = msgspec.convert(tomllib.loads(manifest.read_text()), _Manifest)
-        except (tomllib.TOMLDecodeError, msgspec.ValidationError) as exc:
-            keys = ", ".join(_Manifest.__struct_fields__)
-            extra = f"; its keys: {keys}" if "unknown field" in str(exc) else ""
-            raise BotSpecError(f"{manifest}: {exc}{extra}") from None
-        command = _words(data.command)
-        if not command:
-            raise BotSpecError(f"{manifest}: the command is empty")
-        build = None if data.build is None else _words(data.build)
-        if build is not None and not build:
-            raise BotSpecError(f"{manifest}: the build command is empty")
-        rulesets = _rulesets(data.rulesets, str(manifest))
-        folder = str(path.resolve())
-        if build is None:
-            command = resolve_command(command, folder, data.env, where=str(manifest))
-        spec = BotSpec(data.name, command, folder, data.env, folder=folder, build=build)
-        return msgspec.structs.replace(spec, rulesets=rulesets)
-    command = shlex.split(text)
-    if not command:
-        raise BotSpecError("an empty bot command")
-    _check_command_line(text, command)
-    return BotSpec(default_name(command), command)
-
-
-def default_name(command: Sequence[str]) -> str:
-    """A command line's bot name: its program file ("bot" for `python3 bot.py --fast 3`,
-    "crash_bot" for `python3 crash_bot.py 3 on-request`, "mybot" for `./mybot.sh`)."""
-    rest = list(command)
-    if rest[0] == "env":  # `env NAME=value ... program args`: the program is what is named
-        rest = rest[1:]
-        while rest and "=" in rest[0] and not rest[0].startswith("-"):
-            rest = rest[1:]
-    rest = rest or list(command)
-    words = [w for w in rest[1:] if not w.startswith("-")] or [rest[0]]
-    return Path(words[0]).stem
-
-
-# -- the build step ----------------------------------------------------------------------------
-
-BUILD_STAMP = ".arena-build"  # in the bot's folder: what its last successful build saw
-BUILD_TIMEOUT = 600.0  # seconds a build may take
-BUILD_TAIL = 25  # lines of a failed build's output shown
-_NOT_HASHED = (".git", "__pycache__")  # folders whose changes never call for a build
-
-
-def folder_files(folder: str) -> dict[str, tuple[int, int]]:
-    """Every file (or symbolic link) under `folder`, by relative path, with its size and
-    modification time in ns; the build stamp and the `.git` and `__pycache__` folders left
-    out."""
-    out: dict[str, tuple[int, int]] = {}
-    for top, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if d not in _NOT_HASHED)
-        for name in files:
-            path = os.path.join(top, name)
-            rel = os.path.relpath(path, folder)
-            if rel == BUILD_STAMP:
-                continue
-            with contextlib.suppress(OSError):
-                st = os.lstat(path)
-                out[rel] = (st.st_size, st.st_mtime_ns)
-    return out
-
-
-def _digest(build: list[str], files: dict[str, tuple[int, int]], outputs: set[str]) -> str:
-    """The hash of the build command and of (path, size, mtime) of every file that is not a
-    build output."""
-    h = hashlib.sha256(json.dumps(build).encode())
-    for rel in sorted(files):
-        if rel not in outputs:
-            size, mtime = files[rel]
-            h.update(f"\0{rel}\0{size}\0{mtime}".encode("utf-8", "surrogateescape"))
-    return h.hexdigest()
-
-
-class _Stamp(msgspec.Struct):
-    inputs: str  # `_digest` of the folder after the build, outputs left out
-    outputs: dict[str, tuple[int, int]]  # the files the build wrote, as it left them
-
-
-def _current(stamp: _Stamp | None, build: list[str], files: dict[str, tuple[int, int]]) -> bool:
-    """Whether the last build still stands: no input changed, every output as it left it."""
-    if stamp is None:
-        return False
-    if any(files.get(rel) != tuple(seen) for rel, seen in stamp.outputs.items()):
-        return False
-    return _digest(build, files, set(stamp.outputs)) == stamp.inputs
-
-
-def build_bot(spec: BotSpec, on_build: Callable[[BotSpec], None] | None = None) -> BotSpec:
-    """Run the bot's build step in its folder unless nothing changed since its last success,
-    then resolve its command (`resolve_command`); return the spec ready to run.
-
-    The stamp `.arena-build` in the folder keeps a hash of (path, size, mtime) of every file
-    but the build's outputs (the files the build created or changed) and those outputs as
-    it left them; a change to either calls for a build. The build runs unsandboxed, as the
-    user, with the bot's env, for at most BUILD_TIMEOUT seconds; a failure is a BuildError
-    holding the last lines of its output. `on_build` hears of a build about to run."""
-    if spec.build is None or spec.folder is None:
-        return spec
-    folder = spec.folder
-    where = os.path.join(folder, MANIFEST)
-    try:
-        fd = os.open(os.path.join(folder, BUILD_STAMP), os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError as exc:
-        raise BuildError(
-            f"{spec.name}: cannot write its build stamp in {folder}: {exc.strerror}"
-        ) from None
-    with os.fdopen(fd, "r+b") as stamp_file:
-        fcntl.flock(stamp_file, fcntl.LOCK_EX)  # another arena building the same bot waits
-        try:
-            stamp: _Stamp | None = msgspec.json.decode(stamp_file.read(), type=_Stamp)
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            stamp = None
-        before = folder_files(folder)
-        if not _current(stamp, spec.build, before):
-            if on_build is not None:
-                on_build(spec)
-            _run_build(spec, folder)
-            after = folder_files(folder)
-            outputs = {rel for rel, seen in after.items() if before.get(rel) != seen}
-            made = _Stamp(_digest(spec.build, after, outputs), {r: after[r] for r in outputs})
-            stamp_file.seek(0)
-            stamp_file.truncate()
-            stamp_file.write(msgspec.json.encode(made) + b"\n")
-    command = resolve_command(spec.command, folder, spec.env, where=where)
-    return msgspec.structs.replace(spec, command=command)
-
-
-def _run_build(spec: BotSpec, folder: str) -> None:
-    """Run the build command in `folder`, its whole process group killed at the timeout;
-    BuildError with the last lines of its output when it fails."""
-    assert spec.build is not None
-    head = f"the build of {spec.name} ({show_command(spec.build)}, in {folder})"
-    try:
-        proc = subprocess.Popen(
-            _expand(spec.build),
-            cwd=folder,
-            env={**os.environ, **spec.env},
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    except OSError as exc:
-        raise BuildError(f"{head} could not start: {exc.strerror or exc}") from None
-    try:
-        output, _ = proc.communicate(timeout=BUILD_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        output, _ = proc.communicate()
-        raise BuildError(
-            f"{head} did not finish within {BUILD_TIMEOUT:g} s", _tail(output)
-        ) from None
-    if proc.returncode != 0:
-        code = proc.returncode
-        how = f"was killed by signal {-code}" if code < 0 else f"failed with status {code}"
-        raise BuildError(f"{head} {how}", _tail(output))
-
-
-def _tail(output: bytes, lines: int = BUILD_TAIL) -> str:
-    """The last `lines` lines of a build's output, as text."""
-    return "\n".join(output.decode("utf-8", "replace").rstrip().splitlines()[-lines:])
 
 
 class BotProcess:

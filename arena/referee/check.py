@@ -14,7 +14,8 @@ from typing import Any
 import msgspec
 
 from arena.games import Ruleset
-from arena.referee.bot import BotProcess, BotSpec
+from arena.referee.bot import BotProcess
+from arena.referee.folders import BotSpec
 from arena.referee.game import Connection, RefereeConfig, play_game
 from arena.referee.local import LocalBot, random_decider
 from arena.referee.records import Fault, GameRecord, Move

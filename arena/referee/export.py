@@ -23,7 +23,7 @@ from arena.games import get_ruleset
 from arena.games.base import describe
 from arena.games.registry import show_value
 from arena.games.text import event_text
-from arena.referee.bot import show_command
+from arena.referee.folders import show_command
 from arena.referee.records import Fault, GameRecord, Move
 from arena.referee.replay import ReplayError, replay
 from arena.referee.text import plain

@@ -22,9 +22,10 @@ import trio
 
 from arena.games import GameState, IllegalAction, OptionsInput, get_ruleset
 from arena.games.base import Action, Audience, describe
-from arena.referee.bot import STDERR_LIMIT, BotProcess, BotSpec
+from arena.referee.bot import STDERR_LIMIT, BotProcess
 from arena.referee.clock import Clock
 from arena.referee.faults import BotFault, FaultKind
+from arena.referee.folders import BotSpec
 from arena.referee.records import Fault, GameRecord, Move, SeatRecord
 from arena.referee.sandbox import hidden
 from arena.referee.spawn import NoResources

@@ -15,8 +15,8 @@ import msgspec
 import trio
 
 from arena.games import OptionsInput
-from arena.referee.bot import BotSpec
 from arena.referee.faults import BotFault
+from arena.referee.folders import BotSpec
 from arena.referee.game import RefereeConfig, play_game
 from arena.referee.records import GameRecord
 

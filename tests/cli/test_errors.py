@@ -13,7 +13,7 @@ from arena.games import GameConfigError, GameFinished
 from arena.games.errors import ArenaError
 from arena.league.config import ConfigError
 from arena.referee import faults
-from arena.referee.bot import BotSpecError, BuildError
+from arena.referee.folders import BotSpecError, BuildError
 from arena.referee.programs import ProgramError
 from arena.referee.records import RecordError, StorageError
 from arena.referee.replay import ReplayError

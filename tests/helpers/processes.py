@@ -7,7 +7,8 @@ from contextlib import asynccontextmanager, contextmanager
 
 import trio
 
-from arena.referee.bot import BotProcess, BotSpec
+from arena.referee.bot import BotProcess
+from arena.referee.folders import BotSpec
 from protocol.messages import MAX_LINE_BYTES
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 
-from arena.referee.bot import BotSpec
+from arena.referee.folders import BotSpec
 from arena.referee.sandbox import SandboxConfig
 from tests.helpers.paths import TEST_BOTS
 

@@ -29,7 +29,7 @@ from arena.league.executors.shipping import Parcel, moved, pack, unpack
 from arena.league.leaderboard import results_leaderboard
 from arena.league.results import ResultsDir
 from arena.league.tournament import run_tournament, schedule_of
-from arena.referee.bot import BotSpec, build_bot, load_bot
+from arena.referee.folders import BotSpec, build_bot, load_bot
 from arena.referee.records import GameRecord, read_records
 from tests.helpers.cli import invoke
 from tests.helpers.paths import EXAMPLE_BOTS, GREEDY, RANDOM, TEST_BOTS

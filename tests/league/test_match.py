@@ -32,7 +32,7 @@ from arena.league.match import (
 )
 from arena.league.match_results import MatchBot, MatchResults, MatchSpec, default_name
 from arena.league.sprt import Sprt
-from arena.referee.bot import BotSpec
+from arena.referee.folders import BotSpec
 from arena.referee.local import LocalBot, random_decider
 from arena.referee.records import GameRecord, read_records
 from arena.referee.spawn import NoResources

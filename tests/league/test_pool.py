@@ -17,7 +17,7 @@ from arena.league.pool import GamePool
 from arena.league.results import ResultsDir
 from arena.league.sprt import Sprt
 from arena.league.tournament import run_tournament
-from arena.referee.bot import BotSpec
+from arena.referee.folders import BotSpec
 from arena.referee.spawn import NoResources
 from tests.helpers.paths import ROOT
 from tests.helpers.tournaments import command_bot, write_tournament

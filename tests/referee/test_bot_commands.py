@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from arena.league.config import ConfigError, load_tournament
-from arena.referee.bot import BotSpecError, build_bot, default_name, load_bot
+from arena.referee.folders import BotSpecError, build_bot, default_name, load_bot
 from arena.referee.programs import script_of
 from tests.helpers.cli import commands_seating, invoke
 from tests.helpers.paths import RANDOM

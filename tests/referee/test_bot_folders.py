@@ -19,8 +19,8 @@ import pytest
 
 from arena.games import all_rulesets, get_ruleset
 from arena.league.config import ConfigError, load_tournament
-from arena.referee.bot import BUILD_STAMP, BotSpecError, BuildError, build_bot, load_bot
 from arena.referee.check import check_bot, games_per_count, unreadable_files
+from arena.referee.folders import BUILD_STAMP, BotSpecError, BuildError, build_bot, load_bot
 from arena.referee.game import play_game
 from arena.referee.records import GameRecord, read_records
 from arena.referee.sandbox import sandbox_problem

@@ -15,7 +15,7 @@ import arena.referee.game as referee_module
 import arena.referee.replay as replay_module
 from arena.games import get_ruleset
 from arena.league.leaderboard import leaderboard
-from arena.referee.bot import BotSpec
+from arena.referee.folders import BotSpec
 from arena.referee.game import play_game
 from arena.referee.local import LocalBot, random_decider
 from arena.referee.replay import ReplayError, replay

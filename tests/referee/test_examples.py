@@ -8,8 +8,8 @@ from __future__ import annotations
 import shutil
 
 from arena.games import all_rulesets, get_ruleset
-from arena.referee.bot import load_bot
 from arena.referee.check import check_bot
+from arena.referee.folders import load_bot
 from arena.referee.game import play_game
 from tests.helpers.paths import EXAMPLE_BOTS as BOTS
 

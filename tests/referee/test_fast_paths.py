@@ -21,7 +21,8 @@ import trio
 
 import arena.referee.bot as bot_module
 from arena.games import new_game
-from arena.referee.bot import BotProcess, BotSpec
+from arena.referee.bot import BotProcess
+from arena.referee.folders import BotSpec
 from arena.referee.game import KNOWN_ANSWERS, RefereeConfig, _Game, _whole_ms, play_game
 from arena.referee.local import LocalBot, random_decider
 from arena.referee.records import GameRecord

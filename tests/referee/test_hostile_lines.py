@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 
 from arena.games import IllegalAction, get_ruleset, new_game
 from arena.games.odin import OdinState
-from arena.referee.bot import BotSpec
 from arena.referee.faults import BotFault, FaultKind
+from arena.referee.folders import BotSpec
 from arena.referee.game import MAX_REASON, RefereeConfig, _Game, bounded, play_game
 from arena.referee.local import LocalBot, play_local, random_decider
 from arena.referee.records import GameRecord, append_record, read_records

@@ -18,7 +18,7 @@ import trio
 from arena.league.config import load_tournament
 from arena.league.results import ResultsDir
 from arena.league.tournament import run_tournament
-from arena.referee.bot import BotSpec
+from arena.referee.folders import BotSpec
 from arena.referee.game import RefereeConfig, play_game
 from arena.referee.records import GameRecord
 from arena.referee.sandbox import SandboxConfig, sandbox_problem

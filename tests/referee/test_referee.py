@@ -24,7 +24,8 @@ import trio
 import arena.referee.game as referee
 from arena.games import new_game
 from arena.games.odin import Play
-from arena.referee.bot import BotProcess, BotSpec, load_bot
+from arena.referee.bot import BotProcess
+from arena.referee.folders import BotSpec, load_bot
 from arena.referee.game import RefereeConfig, fallback_rng, play_game, ranks_with_faults
 from arena.referee.records import GameRecord, append_record, read_records
 from protocol.messages import MAX_LINE_BYTES, Limits

@@ -16,7 +16,7 @@ import pytest
 
 import arena.referee.bot as bot_module
 from arena.league.capacity import FDS_PER_BOT, games_at_once, raise_fd_limit
-from arena.referee.bot import BotSpec
+from arena.referee.folders import BotSpec
 from arena.referee.game import play_game
 from arena.referee.records import read_records
 from arena.referee.spawn import NoResources, spawn

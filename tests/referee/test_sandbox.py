@@ -35,7 +35,7 @@ from arena.league.match import run_match
 from arena.league.results import ResultsDir
 from arena.league.sprt import Sprt
 from arena.league.tournament import run_tournament
-from arena.referee.bot import BotSpec, load_bot
+from arena.referee.folders import BotSpec, load_bot
 from arena.referee.game import RefereeConfig, play_game
 from arena.referee.local import LocalBot, random_decider
 from arena.referee.records import GameRecord, read_records
@@ -257,7 +257,7 @@ import sys, trio
 sys.path.insert(0, {root!r})
 from arena.referee.game import play_game
 from tests.helpers.sandbox import hostile, ON
-from arena.referee.bot import BotSpec
+from arena.referee.folders import BotSpec
 sandbox = ON if {sandboxed!r} else None
 slow = BotSpec("slow", [sys.executable, {random!r}, "30"], sandbox=sandbox)
 trio.run(lambda: play_game("odin-race", [hostile("fork", 3, "setsid", sandbox=sandbox), slow]))

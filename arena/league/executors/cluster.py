@@ -32,7 +32,7 @@ from arena.games.errors import ArenaError
 from arena.league.executors.job import Executor, GameJob, OnNote
 from arena.league.executors.remote import play_remote
 from arena.league.executors.shipping import Parcel, pack
-from arena.referee.bot import BotSpec
+from arena.referee.folders import BotSpec
 from arena.referee.records import GameRecord
 from arena.referee.spawn import NoResources
 

@@ -8,7 +8,7 @@ from typing import TypeVar
 
 from arena.league.executors.job import Executor, GameJob, OnNote
 from arena.league.pool import GamePool
-from arena.referee.bot import BotSpec
+from arena.referee.folders import BotSpec
 from arena.referee.game import Connection, play_game
 from arena.referee.records import GameRecord
 

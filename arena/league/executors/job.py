@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from arena.referee.bot import BotSpec
+from arena.referee.folders import BotSpec
 from arena.referee.game import RefereeConfig
 from arena.referee.records import GameRecord
 

@@ -28,7 +28,7 @@ from arena.games.errors import ArenaError
 from arena.league.executors.job import GameJob
 from arena.league.executors.shipping import Parcel, moved, unpack
 from arena.league.pool import MAX_STARTING
-from arena.referee.bot import BotSpec, BuildError, build_bot, show_command
+from arena.referee.folders import BotSpec, BuildError, build_bot, show_command
 from arena.referee.game import play_game
 from arena.referee.records import GameRecord
 from arena.referee.sandbox import sandbox_problem

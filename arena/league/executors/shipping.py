@@ -21,7 +21,7 @@ from pathlib import Path
 
 import msgspec
 
-from arena.referee.bot import BotSpec, folder_files
+from arena.referee.folders import BotSpec, folder_files
 from arena.referee.sandbox import own_paths
 
 
