@@ -111,12 +111,50 @@ def referee_decoder(observation_type: Any, action_type: Any, event_type: Any) ->
 
 
 def schema(observation_type: Any, action_type: Any, event_type: Any) -> dict[str, Any]:
-    """JSON Schema of every message in both directions, for one ruleset's game types."""
+    """JSON Schema of every message in both directions, for one ruleset's game types.
+
+    What the referee may send is open as PROTOCOL.md section 3 says it may grow: a message,
+    an offered action or an event of a type the schema does not know is any object with a
+    string `type` (the known types are checked in full). What a bot sends is checked as the
+    referee does: an answer gives exactly one of `index` and `action`."""
     to_bot = Hello | Request[observation_type, action_type, event_type] | GameOver[event_type]
     to_referee = Ready | Choice[action_type]
     (out, back), defs = msgspec.json.schema_components([to_bot, to_referee])
-    doc = {"protocol": PROTOCOL_VERSION, "referee_to_bot": out, "bot_to_referee": back}
-    return _stable_names({**doc, "$defs": defs})
+    doc: dict[str, Any] = {"protocol": PROTOCOL_VERSION, "referee_to_bot": out}
+    doc = _stable_names({**doc, "bot_to_referee": back, "$defs": defs})
+    defs = doc["$defs"]
+    doc["referee_to_bot"] = _open(doc["referee_to_bot"], defs, "a message")
+    for name, field, what in (
+        ("Request", "actions", "an action"),
+        ("Request", "events", "an event"),
+        ("GameOver", "events", "an event"),
+    ):
+        array = defs[name]["properties"][field]
+        array["items"] = _open(array["items"], defs, what)
+    defs["Choice"]["oneOf"] = [
+        {"required": [field], "properties": {field: {"not": {"type": "null"}}}}
+        for field in ("index", "action")
+    ]
+    defs["Choice"]["properties"]["index"]["description"] = (
+        "written without a fraction or exponent: 1, never 1.0 or 1e0, which JSON Schema "
+        "counts as integers and the referee does not (PROTOCOL.md section 10)"
+    )
+    return doc
+
+
+def _open(union: dict[str, Any], defs: dict[str, Any], what: str) -> dict[str, Any]:
+    """The schema of `union` (of tagged structs, or of one) or of any object whose `type` is
+    a string none of them has (`what` it is, in words: "an event")."""
+    refs = [union] if "$ref" in union else union["anyOf"]
+    names = [r["$ref"].removeprefix("#/$defs/") for r in refs]
+    known = [tag for name in names for tag in defs[name]["properties"]["type"]["enum"]]
+    other = {
+        "description": f"{what} of a type this schema does not know (PROTOCOL.md section 3)",
+        "type": "object",
+        "properties": {"type": {"type": "string", "not": {"enum": known}}},
+        "required": ["type"],
+    }
+    return {"anyOf": [union, other]}
 
 
 def _stable_names(doc: dict[str, Any]) -> dict[str, Any]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import pwd
 from typing import Annotated
 
 import typer
@@ -24,7 +26,7 @@ from arena.cli.inputs import (
     with_sandbox,
 )
 from arena.games import all_rulesets, get_ruleset
-from arena.referee.check import CheckReport, check_bot
+from arena.referee.check import CheckReport, Problem, check_bot
 from arena.referee.faults import HINTS
 from arena.referee.folders import BotSpec
 from arena.referee.records import GameRecord
@@ -51,6 +53,14 @@ def check_bot_cmd(
     startup_time: StartupTime = 10.0,
     sandbox: SandboxMode = None,
     limit: Limit = None,
+    try_unsandboxed: Annotated[
+        bool,
+        typer.Option(
+            "--try-unsandboxed",
+            help="with problems inside the sandbox, play the first such game again without "
+            "it, to tell whether the sandbox is the cause: the bot then runs as you, unconfined",
+        ),
+    ] = False,
 ) -> None:
     """Play a bot against random opponents, in every seat, and report every protocol problem,
     and whether it works inside the sandbox."""
@@ -73,8 +83,24 @@ def check_bot_cmd(
     def progress(rec: GameRecord, seat: int) -> None:
         say(f"  {rec.ruleset} with {rec.players} players, seat {seat}, seed {rec.seed}: done")
 
+    def unsandboxed(p: Problem) -> None:
+        say(
+            ("warning:", "yellow"),
+            f" playing {p.ruleset} ({p.players} players, seat {p.seat}, seed {p.seed}) again "
+            f"WITHOUT the sandbox (--try-unsandboxed): {spec.name} runs as {_user()}, "
+            "unconfined",
+        )
+
     report = run_trio(
-        lambda: check_bot(spec, rulesets, games=games, config=config, on_game=progress)
+        lambda: check_bot(
+            spec,
+            rulesets,
+            games=games,
+            config=config,
+            on_game=progress,
+            try_unsandboxed=try_unsandboxed,
+            on_unsandboxed=unsandboxed,
+        )
     )
     say(
         f"{spec.name}: {report.games} games, {report.decisions} decisions, "
@@ -98,8 +124,17 @@ def check_bot_cmd(
     raise typer.Exit(1)
 
 
+def _user() -> str:
+    """The user arena runs as, by name (its id if it has none)."""
+    try:
+        return pwd.getpwuid(os.geteuid()).pw_name
+    except KeyError:
+        return f"user {os.geteuid()}"
+
+
 def show_sandbox_verdict(spec: BotSpec, report: CheckReport) -> None:
-    """Whether the bot works inside the sandbox, and if not, what it tried to reach."""
+    """Whether the bot works inside the sandbox, and if not, what it tried to reach and, when
+    it was played without the sandbox (--try-unsandboxed), whether it works there."""
     if not report.sandboxed:
         console.print("checked without the sandbox", highlight=False)
         return
@@ -108,7 +143,14 @@ def show_sandbox_verdict(spec: BotSpec, report: CheckReport) -> None:
     if report.ok:
         console.print(f"[green]works inside the sandbox[/green] ({limits})", highlight=False)
         return
-    if report.outside_ok:
+    if report.outside_ok is None:
+        console.print(
+            f"[red]has problems inside the sandbox[/red] ({limits}); whether it works without "
+            "it was not tried (--try-unsandboxed plays its first such game again without the "
+            "sandbox, where the bot runs as you, unconfined)",
+            highlight=False,
+        )
+    elif report.outside_ok:
         console.print(
             f"[red]does not work inside the sandbox[/red] ({limits}), but works without it",
             highlight=False,
@@ -133,7 +175,7 @@ def show_sandbox_verdict(spec: BotSpec, report: CheckReport) -> None:
         console.print("it tried to reach (from its error output):", highlight=False)
         for item in reached:
             say(f"  {item}")
-    elif report.outside_ok and not report.unreadable:
+    elif report.outside_ok is not False and not report.unreadable:
         console.print(
             "its error output names nothing the sandbox hides; see its stderr below. Inside, "
             "it sees only the system, its own folder and the files its command names "

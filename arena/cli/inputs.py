@@ -29,11 +29,11 @@ from arena.referee.text import plain
 
 def load_bots(texts: list[str], ruleset: str | None = None) -> list[BotSpec]:
     """Bots named on the command line, refused (exit 2) when one cannot be loaded or, given
-    `ruleset`, does not play it; then built (`build`)."""
+    `ruleset`, does not play it; built by `with_sandbox`, once their sandbox is settled."""
     specs = [load_bot(t) for t in texts]
     if ruleset is not None:
         refuse_rulesets(specs, ruleset)
-    return build(specs)
+    return specs
 
 
 def refuse_rulesets(specs: list[BotSpec], ruleset: str) -> None:
@@ -47,12 +47,15 @@ def refuse_rulesets(specs: list[BotSpec], ruleset: str) -> None:
 
 def build(specs: list[BotSpec]) -> list[BotSpec]:
     """Each bot with its build step run if its folder changed since its last build (see
-    `arena.referee.folders.build_bot`); a failed build stops the command (exit 2) with its
+    `arena.referee.folders.build_bot`), in the bot's sandbox when it has one (its mode
+    settled, as `sandboxed` leaves it); a failed build stops the command (exit 2) with its
     output."""
 
     def building(spec: BotSpec) -> None:
         assert spec.build is not None
-        say(f"building {spec.name}: {show_command(spec.build)} (in {spec.folder})")
+        on = spec.sandbox is not None and spec.sandbox.mode == "on"
+        inside = ", in the sandbox" if on else ""
+        say(f"building {spec.name}: {show_command(spec.build)} (in {spec.folder}{inside})")
 
     out: list[BotSpec] = []
     for spec in specs:
@@ -91,7 +94,7 @@ Limit = Annotated[
         "--limit",
         "-L",
         help="a sandbox limit per bot, key=value: memory_mb, processes, cpu_seconds, "
-        "file_size_mb, scratch_mb",
+        "file_size_mb, scratch_mb, open_files",
     ),
 ]
 
@@ -150,10 +153,11 @@ def with_sandbox(
     *,
     allow_mixed: bool = False,
 ) -> list[BotSpec]:
-    """Command-line bots with the sandbox of `--sandbox` and `--limit`, settled."""
+    """Command-line bots with the sandbox of `--sandbox` and `--limit`, settled, then built
+    in it (`build`)."""
     config = sandbox_config(mode, limits)
     specs = [msgspec.structs.replace(s, sandbox=config) for s in specs]
-    return sandboxed(specs, allow_mixed=allow_mixed)
+    return build(sandboxed(specs, allow_mixed=allow_mixed))
 
 
 def sandbox_summary(specs: list[BotSpec]) -> str:

@@ -80,10 +80,10 @@ def tournament(
     t = load_tournament(file)
     workers = t.config.workers if workers is None and cluster is None else workers
     cluster = t.config.cluster if cluster is None and workers is None else cluster
-    if cluster is None:  # on a cluster, each worker builds the bots it is sent
-        t = msgspec.structs.replace(t, bots=build(t.bots))
     mixed = allow_mixed_sandbox or t.config.allow_mixed_sandbox
     t = msgspec.structs.replace(t, bots=sandboxed(t.bots, sandbox, allow_mixed=mixed))
+    if cluster is None:  # built in its sandbox; on a cluster, each worker builds what it is sent
+        t = msgspec.structs.replace(t, bots=build(t.bots))
     if jobs is not None:
         if jobs < 1:
             raise ConfigError("--jobs takes a number of games >= 1")

@@ -39,13 +39,15 @@ class BotEntry(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
 
 
 class TimeControl(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
-    """Seconds: to answer hello, per decision, and an optional bank with increment; each
+    """Seconds: to answer hello, per decision, and an optional bank with increment, and the
+    margin past a decision's allowance within which an answer read is still taken; each
     checked as the file is read (`arena.referee.clock.check`: a move time of 0 cannot work)."""
 
     move: float = 1.0
     startup: float = 10.0
     bank: float = 0.0
     increment: float = 0.0
+    margin: float = clock.MARGIN_MS / 1000
 
     def __post_init__(self) -> None:
         for field in self.__struct_fields__:
@@ -55,6 +57,9 @@ class TimeControl(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
         return clock.limits(
             move=self.move, startup=self.startup, bank=self.bank, increment=self.increment
         )
+
+    def margin_ms(self) -> int:
+        return round(self.margin * 1000)
 
 
 class TournamentConfig(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
@@ -86,7 +91,7 @@ class TournamentConfig(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     allow_mixed_sandbox: bool = False
 
     def referee_config(self) -> RefereeConfig:
-        return RefereeConfig(limits=self.time.limits())
+        return RefereeConfig(limits=self.time.limits(), margin_ms=self.time.margin_ms())
 
     def sandbox_for(self, entry: BotEntry) -> SandboxConfig:
         """The sandbox of one bot: the tournament's, changed by the bot's own entry."""

@@ -196,5 +196,7 @@ async def run_match(
         if state.add(*game, record) and on_pair is not None:
             on_pair(state)
 
-    await executor.run(games(), job, done)
+    # The two games of a deal never play at once (`arena.league.lineup`): one held back while
+    # the other plays is dropped if the verdict comes first.
+    await executor.run(games(), job, done, lambda game: state.status == "continue")
     return state

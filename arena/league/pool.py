@@ -1,23 +1,25 @@
 """Many games at once, for tournaments and matches alike: one pool of workers per run.
 
-Workers take the next game as they come free, so a slow game never holds up the rest. The
-pool plays no more games at once than the process's file descriptors allow, throttles bot
-start-ups across all its games, and treats a game the referee could not start for lack of
-descriptors or processes (`NoResources`) as the machine's limit, never a bot's fault: the
-game is played again by the next free worker, with one worker fewer from then on; when no
-worker is left, `NoResources` propagates (a tournament stops, and resumes later).
+A game starts as soon as another ends, so a slow game never holds up the rest, and never
+beside a game of its own deal (`arena.league.lineup`). The pool plays no more games at once
+than the process's file descriptors allow, throttles bot start-ups across all its games, and
+treats a game the referee could not start for lack of descriptors or processes
+(`NoResources`) as the machine's limit, never a bot's fault: the game is played again first,
+one game fewer at once from then on; when even one game at once cannot start, `NoResources`
+propagates (a tournament stops, and resumes later).
 """
 
 from __future__ import annotations
 
 import operator
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Hashable, Iterable
 from typing import TypeVar
 
 import trio
 
 from arena.games.errors import first_leaf
 from arena.league.capacity import games_at_once
+from arena.league.lineup import Lineup
 from arena.referee.spawn import NoResources
 
 MAX_STARTING = 8  # bots starting at once, across all the pool's games
@@ -47,37 +49,55 @@ class GamePool:
         tasks: Iterable[T],
         play: Callable[[T], Awaitable[R]],
         done: Callable[[T, R], None],
+        deal: Callable[[T], Hashable | None] | None = None,
+        wanted: Callable[[T], bool] | None = None,
     ) -> None:
-        """`play` every task (taken lazily, each once) and hand each result to `done` as it
-        finishes; `done` runs before the worker takes its next task."""
-        queue = iter(tasks)
-        again: list[T] = []  # tasks the referee could not start: played by the next free worker
-        live = min(self.jobs, max(1, operator.length_hint(tasks, self.jobs)))
+        """`play` every task (taken lazily, each once, through a `Lineup`: never two of one
+        `deal` at once; without `deal`, each task a deal of its own) and hand each result to
+        `done` as it finishes; `done` runs before the next task is taken. `wanted`: as
+        `Lineup` asks it of a task held back."""
+        lineup = Lineup(tasks, deal or _no_deal, wanted)
+        at_once = min(self.jobs, max(1, operator.length_hint(tasks, self.jobs)))
+        playing = 0
+        changed = trio.Event()  # set when a game ends
 
-        async def worker() -> None:
-            nonlocal live
-            # Workers share one iterator (each task is taken once); a worker checks `again`
-            # before it leaves, so no task handed back is lost.
-            while (task := again.pop() if again else next(queue, None)) is not None:
-                try:
-                    result = await play(task)
-                except NoResources as exc:
-                    if live == 1:
-                        raise
-                    again.append(task)
-                    live -= 1
-                    self.jobs = max(1, self.jobs - 1)
-                    self._note(f"{exc}: playing {live} games at once from now on")
-                    return
+        async def one(task: T) -> None:
+            nonlocal at_once, playing
+            try:
+                result = await play(task)
+            except NoResources as exc:
+                if at_once == 1:
+                    raise
+                lineup.again(task)
+                at_once -= 1
+                self.jobs = max(1, self.jobs - 1)
+                self._note(f"{exc}: playing {at_once} games at once from now on")
+            else:
+                lineup.ended(task)
                 done(task, result)
-            live -= 1
+            finally:
+                playing -= 1
+                changed.set()
 
         try:
             async with trio.open_nursery() as nursery:
-                for _ in range(live):
-                    nursery.start_soon(worker)
+                while True:
+                    task = lineup.take() if playing < at_once else None
+                    if task is not None:
+                        playing += 1
+                        nursery.start_soon(one, task)
+                    elif playing == 0:  # (nothing in flight: nothing was held back)
+                        break
+                    else:
+                        await changed.wait()
+                        changed = trio.Event()
         except BaseExceptionGroup as group:
             lack, rest = group.split(NoResources)
             if lack is None or rest is not None:
                 raise
             raise first_leaf(lack) from None  # the machine's limit, as one error in words
+
+
+def _no_deal(task: object) -> None:
+    """Each task a deal of its own."""
+    return None

@@ -1,8 +1,9 @@
 """Run a tournament: the schedule from the seed, games in parallel, every result journaled.
 
-The schedule (`arena.league.schedule.formats`) plans the games round by round; a pool of
-workers (`arena.league.pool`) plays them, and each finished game is appended to the results
-folder before it counts, so an interrupted tournament resumes where it stopped with no game
+The schedule (`arena.league.schedule.formats`) plans the games round by round; an executor
+(`arena.league.executors`) plays them, never two rotations of one deal at once
+(`arena.league.lineup`), and each finished game is appended to the results folder before it
+counts, so an interrupted tournament resumes where it stopped with no game
 lost or played twice.
 """
 

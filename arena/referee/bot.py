@@ -26,7 +26,7 @@ from typing import NoReturn
 
 import trio
 
-from arena.referee import processes
+from arena.referee import memory, processes
 from arena.referee.faults import BotFault
 from arena.referee.folders import BotSpec
 from arena.referee.programs import ProgramError
@@ -43,8 +43,8 @@ from protocol.messages import MAX_LINE_BYTES
 
 STDERR_LIMIT = 64 * 1024
 MEMORY_POLL = 0.1  # seconds between two looks at a sandboxed bot's memory
+MEMORY_SHARE = 0.1  # the share of the referee's time that watching one bot's memory may take
 SPAWN_TRIES = 12  # a start that fails for the referee's lack of resources is tried again
-PAGE = os.sysconf("SC_PAGE_SIZE")
 READ_SIZE = 65536  # bytes asked of the bot's output per read
 #: Seconds the bots' exchanges may run without once letting the referee's other tasks run
 #: (other games, stderr readers, memory watches): the fast path (`BotProcess.exchange`) does
@@ -93,6 +93,7 @@ class BotProcess:
         self._poll = select.poll()
         self._read: Callable[[int], bytes | None] = _nothing_read  # the output's, non-blocking
         self._sent = 0  # what `exchange_at_once` wrote, and whether it read an answer
+        self.writing = False  # a line is being written that the bot has not read all of yet
         self._read_at_once = False
         # When trio last ran while this bot was asked (`_own`), or any bot of the run (`_shared`,
         # once started: `_run_turn`); FAIR_SHARE counts from the one `exchange_at_once` uses.
@@ -157,6 +158,7 @@ class BotProcess:
         nursery.start_soon(self._drain_stderr)
         if self.sandboxed and spec.sandbox is not None:
             nursery.start_soon(self._watch_memory, spec.sandbox.memory_mb)
+        processes.keep_reaping()  # (once the referee is a subreaper, orphans come to it)
 
     def kill(self) -> None:
         """End the bot and every process it started. Safe to call twice.
@@ -176,24 +178,34 @@ class BotProcess:
 
     async def _watch_memory(self, limit_mb: int) -> None:
         """Kill the bot when all its processes together hold more than `limit_mb` MiB of
-        memory (the sandbox's per-process limit alone lets a bot of many processes take the
-        machine): a `memory` fault."""
+        memory, its memory files included (`arena.referee.memory`; the sandbox's
+        per-process limit alone lets a bot of many processes, or of memory files, take the
+        machine): a `memory` fault. A long look (a bot of many processes holding many
+        descriptors) lets the referee's other tasks run as it goes, and is followed by a
+        longer wait: the watch takes at most MEMORY_SHARE of the referee's time."""
         assert self.process is not None
-        pid = self.process.pid
+        held = memory.BotMemory(self.process.pid)
+        limit = limit_mb * MIB
         while not self.killed and self.process.returncode is None:
-            used = tree_memory(pid)
-            if used > limit_mb * MIB:
+            used = await held.look(limit)
+            if used.total > limit and not self.killed:
+                files = ""
+                if used.resident - used.mapped <= limit:  # its memory files put it over
+                    files = (
+                        f" ({used.files / MIB:.0f} MiB of it in memory files: memfd, "
+                        "/dev/shm, /tmp, $HOME)"
+                    )
                 fault = BotFault(
                     "memory",
-                    f"used {used / MIB:.0f} MiB in all its processes together, over its "
-                    f"limit of {limit_mb} MiB",
+                    f"used {used.total / MIB:.0f} MiB in all its processes together, over "
+                    f"its limit of {limit_mb} MiB{files}",
                 )
                 self.violation = fault
                 self.kill()
                 if self.on_violation is not None:
                     self.on_violation(fault)
                 return
-            await trio.sleep(MEMORY_POLL)
+            await trio.sleep(max(MEMORY_POLL, held.spent / MEMORY_SHARE - held.spent))
 
     async def close(self, grace: float = 0.0) -> None:
         """Give the bot `grace` seconds to exit by itself, then kill its group and reap it."""
@@ -207,10 +219,13 @@ class BotProcess:
             self.kill()
             with trio.move_on_after(5):
                 await proc.wait()
+            if proc.returncode is None:  # (not dead yet after a SIGKILL: reaped later)
+                processes.abandon(proc.pid)
             with trio.move_on_after(1):  # the orphans killed are ours to reap
                 while self._orphans:
                     self._orphans = processes.reap(self._orphans)
                     await trio.sleep(0.005 if self._orphans else 0)
+            processes.reap_orphans()  # (and those that ended by themselves)
             self._in = self._out = self._err = -1  # (their numbers may be reused once closed)
             self._poll = select.poll()
             self._read = _nothing_read
@@ -245,6 +260,8 @@ class BotProcess:
 
     # -- the exchange ---------------------------------------------------------------
     def _exit_reason(self) -> str:
+        """How the bot ended, as a phrase after its name, once its output is at its end: its
+        exit, or, still running, that it closed its output (`_input_closed` says otherwise)."""
         code = self.returncode
         if code is None:
             return "closed its output"
@@ -269,17 +286,21 @@ class BotProcess:
     async def send(self, line: bytes) -> None:
         """Write one line (the caller sets the deadline); a closed pipe is a crash."""
         assert self.process is not None and self.process.stdin is not None
+        self.writing = True
         try:
             await self.process.stdin.send_all(line)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             await self._input_closed()
+        self.writing = False
 
     async def _input_closed(self) -> NoReturn:
         """The bot's input is closed: raise its fault, saying how it ended (most likely it
-        exited)."""
+        exited), or that it closed its input and is still running."""
         await self._exited()
         if self.violation is not None:
             raise self.violation from None
+        if self.returncode is None:  # (its output may well be open)
+            raise BotFault("crash", "closed its input and kept running") from None
         why = self._exit_reason()
         if why.startswith(NOT_STARTED):
             raise BotFault("crash", why) from None
@@ -400,11 +421,13 @@ class BotProcess:
         sent = self._sent
         if sent < len(line):  # trio writes the rest as the pipe drains, or says why it cannot
             assert self.process is not None and self.process.stdin is not None
+            self.writing = True  # (still so if the deadline ends the wait: it did not read)
             try:
                 # (a copy: a view would pin a reused buffer's size while trio holds it)
                 await self.process.stdin.send_all(line[sent:])
             except (trio.BrokenResourceError, trio.ClosedResourceError):
                 await self._input_closed()
+            self.writing = False
         return await self._receive(waiting=True)
 
     def _wait_briefly(self, deadline: float) -> bytes | None:
@@ -567,15 +590,3 @@ async def _spawn_retrying(start: Callable[[], Child]) -> Child:
         await trio.sleep(delay)
         delay = min(1.0, delay * 2)
     raise AssertionError("unreachable")
-
-
-def tree_memory(pid: int) -> int:
-    """The resident memory of `pid` and all its descendants, in bytes (0 if it is gone)."""
-    total = 0
-    for p in (pid, *processes.descendants(pid)):
-        try:
-            with open(f"/proc/{p}/statm", "rb") as fh:
-                total += int(fh.read().split()[1]) * PAGE
-        except (OSError, IndexError, ValueError):
-            continue
-    return total

@@ -1,6 +1,7 @@
 """`arena check-bot`: play a bot through games against random opponents, in every seat, report
-every problem, and, for a bot in the sandbox, whether the sandbox is the cause, what the bot
-tried to reach and (arena running as root) which of its files the sandbox's user cannot read.
+every problem, and, for a bot in the sandbox, what it tried to reach, (arena running as root)
+which of its files the sandbox's user cannot read and, only when asked, whether it works
+without the sandbox.
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ class CheckReport(msgspec.Struct):
     slowest_faulted: bool = False  # whether the longest decision was one the bot faulted on
     problems: list[Problem] = msgspec.field(default_factory=list)
     sandboxed: bool = False  # whether the bot ran inside the sandbox
-    outside_ok: bool | None = None  # with problems in the sandbox: fine without it?
+    # with problems in the sandbox, played again without it (only when asked): fine there?
+    outside_ok: bool | None = None  # None: not played without it
     reached: list[str] = msgspec.field(default_factory=list)  # what the sandbox kept from it
     # arena as root, problems in the sandbox: its files the throwaway user cannot read
     unreadable: list[str] = msgspec.field(default_factory=list)
@@ -101,15 +103,20 @@ async def check_bot(
     games: int = 2,
     config: RefereeConfig | None = None,
     on_game: Callable[[GameRecord, int], None] | None = None,
+    try_unsandboxed: bool = False,
+    on_unsandboxed: Callable[[Problem], None] | None = None,
 ) -> CheckReport:
     """Play `spec` with the fewest and the most players of each ruleset, in every seat:
     `games_per_count` games each, game g in seat g mod players. `on_game` hears of each
     game and the bot's seat in it.
 
-    If it has problems inside the sandbox, the first such game is played again without the
-    sandbox (to tell whether the sandbox is the cause), and its error output is searched
-    for what it tried to reach that the sandbox keeps from it; when arena runs as root, its
-    files that others may not read are listed too (the sandbox runs it as another user)."""
+    If it has problems inside the sandbox, its error output is searched for what it tried
+    to reach that the sandbox keeps from it; when arena runs as root, its files that others
+    may not read are listed too (the sandbox runs it as another user). A bot in the sandbox
+    never runs outside it, unless `try_unsandboxed`: then the first game it had a problem
+    in is played again without the sandbox (to tell whether the sandbox is the cause), the
+    bot running as the user running arena, unconfined; `on_unsandboxed` hears of that
+    problem first."""
     report = CheckReport()
     for ruleset in rulesets:
         counts = sorted({ruleset.min_players, ruleset.max_players})
@@ -132,12 +139,15 @@ async def check_bot(
                 if on_game is not None:
                     on_game(record, seat)
     if report.sandboxed and report.problems:
-        first = report.problems[0]
-        plain = msgspec.structs.replace(spec, sandbox=None)
-        record, _ = await _game(
-            plain, first.ruleset, first.players, first.fault.seat, first.seed, config
-        )
-        report.outside_ok = not any(f.seat == first.fault.seat for f in record.faults)
+        if try_unsandboxed:
+            first = report.problems[0]
+            if on_unsandboxed is not None:
+                on_unsandboxed(first)
+            plain = msgspec.structs.replace(spec, sandbox=None)
+            record, _ = await _game(
+                plain, first.ruleset, first.players, first.fault.seat, first.seed, config
+            )
+            report.outside_ok = not any(f.seat == first.fault.seat for f in record.faults)
         argv = spec.argv()
         for p in report.problems:
             for item in reached(p.stderr, argv, cwd=spec.cwd, folder=spec.folder):

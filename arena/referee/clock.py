@@ -1,6 +1,7 @@
 """A seat's clock: the move limit, the bank it may draw on past it, the increment added after
-each decision, and the allowance of the decision being asked (PROTOCOL.md section 8); and the
-one rule for which settings can work, shared by the command line and tournament files."""
+each decision, and the allowance of the decision being asked (PROTOCOL.md section 8); one
+decision's deadline, by which every answer is judged (`Deadline`); and the one rule for which
+settings can work, shared by the command line and tournament files."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import math
 from collections.abc import Mapping
 
 from arena.games.errors import ArenaError
+from arena.referee.faults import BotFault
 from protocol.messages import Limits
 
 DAY = 86_400.0  # seconds: the most any setting may be (a longer clock is a typo)
@@ -18,6 +20,7 @@ BOUNDS: dict[str, tuple[float, float]] = {
     "startup": (0.001, DAY),
     "bank": (0.0, DAY),
     "increment": (0.0, DAY),
+    "margin": (0.0, 1.0),  # (a second: a margin longer than that is no margin but a clock)
 }
 _WHY = {
     "move": " (1 ms: a decision with no time is a timeout)",
@@ -84,3 +87,40 @@ class Clock:
         increment goes on it."""
         if self.uses_bank:
             self.bank += self.increment_ms - max(0.0, elapsed_ms - self.move_ms)
+
+
+#: Milliseconds past a decision's allowance within which an answer is still taken (as
+#: cutechess's `timemargin`): what the referee itself may take to read an answer that came in
+#: time, on a loaded machine. The record's `ms` of such an answer shows by how much it ran over.
+MARGIN_MS = 20
+
+
+class Deadline:
+    """One decision's clock, on trio's clock (seconds): the seat asked, when it was asked
+    (`start`: the bot's time runs from there), its allowance in ms, when that ends (`due`), and
+    when the referee stops waiting (`limit`: `due` plus the margin). Every answer is judged
+    here by the time it was read (`judge`), whatever path read it; a decision's deadline is its
+    own, and never another seat's."""
+
+    __slots__ = ("allowance", "due", "limit", "seat", "start")
+
+    def __init__(self, seat: int, start: float, allowance_ms: float, margin_ms: float) -> None:
+        self.seat = seat
+        self.start = start
+        self.allowance = allowance_ms
+        self.due = start + allowance_ms / 1000
+        self.limit = self.due + margin_ms / 1000
+
+    def judge(self, at: float) -> float:
+        """The milliseconds the answer read at `at` took; a timeout, with its overrun past the
+        allowance, when it was read after the limit."""
+        if at > self.limit:
+            raise self.late(at)
+        return (at - self.start) * 1000
+
+    def late(self, at: float) -> BotFault:
+        """The timeout of an answer read at `at`, past the limit."""
+        overrun = (at - self.due) * 1000
+        return BotFault(
+            "timeout", f"answered {overrun:.0f} ms after its {self.allowance:.0f} ms", overrun
+        )

@@ -1,6 +1,7 @@
 """Bot folders: how to start a bot (`BotSpec`), read from a folder's `bot.toml` or a command
 line (`load_bot`), with its command found in the folder or on PATH (`resolve_command`), and
-its optional build step (`build_bot`, run once per change of the folder)."""
+its optional build step (`build_bot`, run once per change of the folder, in the bot's
+sandbox when it has one)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,14 @@ import fcntl
 import hashlib
 import json
 import os
+import select
 import shlex
 import shutil
 import signal
+import stat
 import subprocess
 import sys
+import time
 import tomllib
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -22,8 +26,18 @@ import msgspec
 
 from arena.games import all_rulesets
 from arena.games.errors import ArenaError
-from arena.referee.programs import run_hint, script_problem
-from arena.referee.sandbox import SandboxConfig, own_paths
+from arena.referee import memory
+from arena.referee.programs import ProgramError, run_hint, script_problem
+from arena.referee.sandbox import (
+    MIB,
+    UID_BASE,
+    SandboxConfig,
+    SandboxUnavailable,
+    active,
+    own_paths,
+    reached,
+    wrap,
+)
 
 MANIFEST = "bot.toml"
 
@@ -237,6 +251,8 @@ def default_name(command: Sequence[str]) -> str:
 BUILD_STAMP = ".arena-build"  # in the bot's folder: what its last successful build saw
 BUILD_TIMEOUT = 600.0  # seconds a build may take
 BUILD_TAIL = 25  # lines of a failed build's output shown
+BUILD_KEPT = 16 * 1024  # bytes of the end of a build's output kept, however much it prints
+BUILD_POLL = 0.1  # seconds between two looks at a sandboxed build's memory
 _NOT_HASHED = (".git", "__pycache__")  # folders whose changes never call for a build
 
 
@@ -289,8 +305,8 @@ def build_bot(spec: BotSpec, on_build: Callable[[BotSpec], None] | None = None) 
 
     The stamp `.arena-build` in the folder keeps a hash of (path, size, mtime) of every file
     but the build's outputs (the files the build created or changed) and those outputs as
-    it left them; a change to either calls for a build. The build runs unsandboxed, as the
-    user, with the bot's env, for at most BUILD_TIMEOUT seconds; a failure is a BuildError
+    it left them; a change to either calls for a build. The build runs as `_run_build`
+    says: in the bot's sandbox when it has one, else as the user; a failure is a BuildError
     holding the last lines of its output. `on_build` hears of a build about to run."""
     if spec.build is None or spec.folder is None:
         return spec
@@ -323,16 +339,90 @@ def build_bot(spec: BotSpec, on_build: Callable[[BotSpec], None] | None = None) 
     return msgspec.structs.replace(spec, command=command)
 
 
+def build_outputs(folder: str) -> set[str] | None:
+    """The files the last successful build of `folder` created or changed (relative paths,
+    from its stamp; empty when it has none), read once no build of it is running; None
+    when the stamp cannot be opened as a regular file of the folder."""
+    try:
+        fd = os.open(
+            os.path.join(folder, BUILD_STAMP),
+            os.O_RDONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK,
+            0o644,
+        )
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as stamp_file:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        fcntl.flock(stamp_file, fcntl.LOCK_SH)  # a build running writes it when it ends
+        try:
+            return set(msgspec.json.decode(stamp_file.read(), type=_Stamp).outputs)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            return set()
+
+
 def _run_build(spec: BotSpec, folder: str) -> None:
-    """Run the build command in `folder`, its whole process group killed at the timeout;
-    BuildError with the last lines of its output when it fails."""
+    """Run the build command in `folder`, for at most BUILD_TIMEOUT seconds, keeping only the
+    end of its output (`_follow`); BuildError with its last lines when it fails.
+
+    With the bot's sandbox active (`arena.referee.sandbox.active`), the build sees what the
+    bot sees, its folder writable (`wrap`): no network, no other process, nothing of the
+    host but the read-only system and runtime, a private $HOME and /tmp, the bot's env and
+    not the referee's, and the bot's limits (prlimit's per process, and its memory as a
+    whole, watched). When arena runs as root, the build runs as the throwaway user `wrap`
+    picks, to whom the folder is handed for the build and taken back from after it
+    (`_hand_over`, `_take_back`). Without a sandbox it runs as the user, with arena's
+    environment plus the bot's env."""
     assert spec.build is not None
     head = f"the build of {spec.name} ({show_command(spec.build)}, in {folder})"
+    argv, env = _expand(spec.build), {**os.environ, **spec.env}
+    try:
+        inside = active(spec.sandbox)
+    except SandboxUnavailable as exc:
+        raise BuildError(f"{head} could not start: {exc}") from None
+    if not inside:
+        _watched(head, argv, env, folder, None)
+        return
+    assert spec.sandbox is not None
+    if "/" in argv[0]:
+        found = os.path.isfile(os.path.join(folder, argv[0]))
+    else:
+        found = shutil.which(argv[0], path=env.get("PATH", os.defpath)) is not None
+    if not found:
+        raise BuildError(f"{head} could not start: no program {argv[0]!r} was found")
+    try:
+        argv, env = wrap(
+            argv, cwd=folder, config=spec.sandbox, folder=folder, env=spec.env, writable=True
+        )
+    except ProgramError as exc:
+        raise BuildError(f"{head} could not start in the sandbox: {exc}") from None
+    user = _build_user(argv)
+    owners = _hand_over(folder, user, head) if user is not None else None
+    try:
+        _watched(head, argv, env, folder, spec.sandbox.memory_mb)
+    except BuildError as exc:
+        tried = reached(exc.output, _expand(spec.build), cwd=folder, folder=folder)
+        why = f"; it tried to reach {', '.join(tried)}" if tried else ""
+        raise BuildError(
+            f"{exc} in its sandbox, which shows it the system and its own folder only, with "
+            f"no network{why}",
+            exc.output,
+        ) from None
+    finally:
+        if user is not None and owners is not None:
+            _take_back(folder, user, owners)
+
+
+def _watched(
+    head: str, argv: list[str], env: dict[str, str], folder: str, memory_mb: int | None
+) -> None:
+    """Run a build's command line in `folder` in a session of its own (`_follow` watching
+    it); BuildError with the last lines of its output when it fails."""
     try:
         proc = subprocess.Popen(
-            _expand(spec.build),
+            argv,
             cwd=folder,
-            env={**os.environ, **spec.env},
+            env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
@@ -340,19 +430,150 @@ def _run_build(spec: BotSpec, folder: str) -> None:
         )
     except OSError as exc:
         raise BuildError(f"{head} could not start: {exc.strerror or exc}") from None
-    try:
-        output, _ = proc.communicate(timeout=BUILD_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        output, _ = proc.communicate()
-        raise BuildError(
-            f"{head} did not finish within {BUILD_TIMEOUT:g} s", _tail(output)
-        ) from None
+    with proc:
+        output, stopped = _follow(proc, memory_mb)
+    if stopped is not None:
+        raise BuildError(f"{head} {stopped}", _tail(output))
     if proc.returncode != 0:
         code = proc.returncode
         how = f"was killed by signal {-code}" if code < 0 else f"failed with status {code}"
         raise BuildError(f"{head} {how}", _tail(output))
+
+
+def _follow(proc: subprocess.Popen[bytes], memory_mb: int | None) -> tuple[bytes, str | None]:
+    """Read a build's output until it ends, keeping its last BUILD_KEPT bytes, and why it was
+    stopped (None if it was not): past BUILD_TIMEOUT, or, given `memory_mb` (a sandboxed
+    build), when all its processes together hold more memory, its memory files included
+    (`arena.referee.memory`, as for its bot). A stopped build's process group is killed (a
+    sandbox's PID namespace dies with it)."""
+    assert proc.stdout is not None
+    fd = proc.stdout.fileno()
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    kept = bytearray()
+    held = memory.BotMemory(proc.pid)
+    deadline = time.monotonic() + BUILD_TIMEOUT
+    looked = -BUILD_POLL
+    reading, stopped = True, None
+    try:
+        while reading or proc.poll() is None:
+            now = time.monotonic()
+            if now >= deadline:
+                stopped = f"did not finish within {BUILD_TIMEOUT:g} s"
+                break
+            if memory_mb is not None and now - looked >= BUILD_POLL:
+                looked = now
+                if (used := held.measure(memory_mb * MIB).total) > memory_mb * MIB:
+                    stopped = (
+                        f"used {used / MIB:.0f} MiB in all its processes together, over its "
+                        f"limit of {memory_mb} MiB"
+                    )
+                    break
+            wait = min(BUILD_POLL, deadline - now)
+            if not reading:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(wait)
+            elif poller.poll(wait * 1000):
+                chunk = os.read(fd, 1 << 16)
+                kept += chunk
+                del kept[:-BUILD_KEPT]
+                reading = bool(chunk)
+    finally:
+        if stopped is not None or proc.poll() is None:  # (also when the referee is stopped)
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    return bytes(kept), stopped
+
+
+def _build_user(argv: Sequence[str]) -> int | None:
+    """The throwaway user a sandboxed build runs as when arena is root: the one `wrap`'s
+    setpriv becomes (its `--reuid=`, the first in the command line: bwrap's options before
+    it are flags and absolute paths); None when arena is not root (the build runs as the
+    user, mapped into the sandbox's user namespace)."""
+    if os.geteuid() != 0:
+        return None
+    for word in argv:
+        if word.startswith("--reuid="):
+            return int(word.removeprefix("--reuid="))
+    raise AssertionError("a sandbox run as root switches to a throwaway user")
+
+
+def _walk(folder: str) -> list[str]:
+    """`folder` and every path under it, parents first; symbolic links not followed."""
+    out = [folder]
+    for top, dirs, files in os.walk(folder):
+        out += [os.path.join(top, name) for name in (*dirs, *files)]
+    return out
+
+
+def _hand_over(folder: str, user: int, head: str) -> dict[str, tuple[int, int, int]]:
+    """Give every path of `folder` to `user` (the build's throwaway user, who may then write
+    there); each path's owner, group and inode before, for `_take_back`: a path a throwaway
+    user still owns (an earlier build's, its referee killed before it took the folder back)
+    counts as the folder's owner's, or its parent folder's. BuildError (the folder taken
+    back) when a path cannot be given."""
+    owners: dict[str, tuple[int, int, int]] = {}
+    try:
+        for path in _walk(folder):
+            st = os.lstat(path)
+            owner = (st.st_uid, st.st_gid)
+            if st.st_uid >= UID_BASE:
+                up = os.lstat(os.path.dirname(folder))
+                owner = owners.get(folder, (up.st_uid, up.st_gid, 0))[:2]
+            owners[path] = (*owner, st.st_ino)
+            os.chown(path, user, user, follow_symlinks=False)
+    except OSError as exc:
+        _take_back(folder, user, owners)
+        raise BuildError(
+            f"{head} could not start: cannot hand {exc.filename} to the build's user: "
+            f"{exc.strerror}"
+        ) from None
+    return owners
+
+
+def _take_back(folder: str, user: int, owners: dict[str, tuple[int, int, int]]) -> None:
+    """Undo `_hand_over` once the build's processes are gone: each path it found goes back to
+    its owner; what the build made (a new path or a new file at an old path) goes to the
+    folder's owner, readable by all (and executable by all where its owner may run it),
+    without set-user-ID, set-group-ID or sticky bits."""
+    _end_user(user)
+    default = owners.get(folder, (os.geteuid(), os.getegid(), 0))
+    for path in _walk(folder):
+        with contextlib.suppress(OSError):
+            st = os.lstat(path)
+            uid, gid, ino = owners.get(path, default)
+            os.chown(path, uid, gid, follow_symlinks=False)
+            if ino != st.st_ino and not stat.S_ISLNK(st.st_mode):
+                mode = stat.S_IMODE(st.st_mode) & 0o777 | 0o444
+                if stat.S_ISDIR(st.st_mode) or st.st_mode & stat.S_IXUSR:
+                    mode |= 0o111
+                os.chmod(path, mode)
+
+
+def _end_user(user: int) -> None:
+    """Kill every process of `user` (a build's throwaway user) until none is left: a build
+    stopped by the referee may still be dying when its sandbox's monitor has exited."""
+    for _ in range(500):
+        found = [p for p in map(int, filter(str.isdigit, os.listdir("/proc"))) if _uid(p) == user]
+        if not found:
+            return
+        for pid in found:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.01)
+
+
+def _uid(pid: int) -> int | None:
+    """The real user id of process `pid` (None if it is gone)."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as fh:
+            for line in fh:
+                if line.startswith(b"Uid:"):
+                    return int(line.split()[1])
+    except (OSError, IndexError, ValueError):
+        pass
+    return None
 
 
 def _tail(output: bytes, lines: int = BUILD_TAIL) -> str:

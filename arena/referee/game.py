@@ -23,7 +23,7 @@ import trio
 from arena.games import GameState, IllegalAction, OptionsInput, get_ruleset
 from arena.games.base import Action, Audience, describe
 from arena.referee.bot import STDERR_LIMIT, BotProcess
-from arena.referee.clock import Clock
+from arena.referee.clock import MARGIN_MS, Clock, Deadline
 from arena.referee.faults import BotFault, FaultKind
 from arena.referee.folders import BotSpec
 from arena.referee.records import Fault, GameRecord, Move, SeatRecord
@@ -48,6 +48,8 @@ class RefereeConfig(msgspec.Struct, frozen=True):
     """Clock and bounds for one game, and what its bots may learn."""
 
     limits: Limits = Limits(startup_ms=10_000, move_ms=1_000)
+    # an answer read this long past its allowance is still taken (`arena.referee.clock.Deadline`)
+    margin_ms: int = MARGIN_MS
     late_grace_ms: int = 500  # how long to wait past a deadline to measure a late reply
     exit_grace_ms: int = 200  # how long a bot may take to exit after game_over
     max_line: int = MAX_LINE_BYTES
@@ -136,7 +138,8 @@ class _Game:
         self.bound = self.ruleset.max_decisions(n, self.options)
         self.error: str | None = None
         self._seen = 0
-        self.asking: tuple[int, float, float] = (0, 0.0, math.inf)  # seat, allowance, deadline
+        self.margin = config.margin_ms
+        self.asking = Deadline(0, 0.0, math.inf, 0.0)  # the decision being asked
         self.playing = False  # past the handshake
         self.asked_at = 0.0  # when the decision being asked began: the bot's time runs from it
         self.suspended = False  # whether this task waited since it last checked for a cancel
@@ -203,7 +206,7 @@ class _Game:
     async def _handshake(self, nursery: trio.Nursery, seat: int) -> None:
         conn = self.conns[seat]
         limits = self.config.limits
-        deadline = trio.current_time() + limits.startup_ms / 1000
+        deadline = trio.current_time() + (limits.startup_ms + self.margin) / 1000
         hello = Hello(
             protocol=PROTOCOL_VERSION,
             ruleset=self.ruleset.id,
@@ -216,8 +219,8 @@ class _Game:
             await conn.start(nursery)
             with trio.move_on_at(deadline) as scope:
                 await conn.send(encode_line(hello))
-                line, _ = await conn.receive()
-            if scope.cancelled_caught:
+                line, at = await conn.receive()
+            if scope.cancelled_caught or at > deadline:  # (read late: judged by when it was read)
                 raise BotFault("startup", f"did not answer hello within {limits.startup_ms} ms")
             msg = self.decode(line, "answered hello with")
             if not isinstance(msg, Ready):
@@ -237,7 +240,18 @@ class _Game:
         except UnicodeDecodeError as exc:
             kind, why = "malformed", f"which is not UTF-8 (at byte {exc.start})"
         except msgspec.ValidationError as exc:
-            kind, why = "schema", f"which is not a valid message: {exc}"
+            # The decoder stops at the first value of a wrong type, before reading what follows
+            # (`[/]`: an array, where an object is due): whether the line is JSON at all comes
+            # first. Read as raw JSON, it is read to its end (the numbers' size unchecked).
+            try:
+                msgspec.json.decode(line, type=msgspec.Raw)
+                kind, why = "schema", f"which is not a valid message: {exc}"
+            except msgspec.DecodeError as bad:
+                kind, why = "malformed", f"which is not JSON: {bad}"
+            except RecursionError:
+                kind, why = "malformed", "which is nested too deeply to read"
+            except Exception as bad:  # nothing a bot writes may stop the game
+                kind, why = "malformed", f"which could not be read ({_error(bad)})"
         except msgspec.DecodeError as exc:
             kind, why = "malformed", f"which is not JSON: {exc}"
         except RecursionError:
@@ -254,10 +268,9 @@ class _Game:
         """The bot has written a line that no request asked for (`Connection.pending`): its
         fault, raised with the line, under the decision's deadline (what waits may be the end
         of its output, when it exited: `receive` says which)."""
-        allowance = self.clocks[seat].allowance()
         now = self.asked_at = self.now()
-        self.asking = (seat, allowance, now + allowance / 1000)
-        clock.deadline = now + allowance / 1000
+        asking = self.asking = Deadline(seat, now, self.clocks[seat].allowance(), self.margin)
+        clock.deadline = asking.limit
         self.suspended = True
         line, _ = await conn.receive()
         raise _unasked(line)
@@ -275,9 +288,8 @@ class _Game:
             await self.unrequested(seat, conn, clock)
         allowance = clock_of_seat.allowance()
         now = self.asked_at = self.now()
-        deadline = now + allowance / 1000
-        self.asking = (seat, allowance, deadline)
-        clock.deadline = deadline
+        asking = self.asking = Deadline(seat, now, allowance, self.margin)
+        clock.deadline = asking.limit
         events = state.events_for(seat, self.cursor[seat])
         self.cursor[seat] = state.event_count
         request = Request(
@@ -288,12 +300,12 @@ class _Game:
             time_ms=_whole_ms(allowance),  # whole ms, as every clock field
             bank_ms=_whole_ms(clock_of_seat.bank),
         )
-        start = self.asked_at = self.now()  # the bot's time runs from here
+        start = self.asked_at = asking.start = self.now()  # the bot's time runs from here
         await conn.send(encode_line(request))
         line, at = await conn.receive()
         if at < start:  # read before the request was sent: an extra line, not the answer
             raise _unasked(line)
-        elapsed = (at - start) * 1000
+        elapsed = asking.judge(at)
         clock_of_seat.spent(elapsed)
         return self.choice(self.decode(line), legal), elapsed
 
@@ -333,19 +345,23 @@ class _Game:
     async def timed_out(self) -> BotFault:
         """The bot being asked missed its deadline: wait a little longer to measure by how
         much (the overrun), then return the fault. A late answer is never used."""
-        seat, allowance, deadline = self.asking
-        grace = self.config.late_grace_ms
-        with trio.move_on_at(deadline + grace / 1000):
+        asking = self.asking
+        conn, grace = self.conns[asking.seat], self.config.late_grace_ms
+        if getattr(conn, "writing", False):  # its request was never all written
+            return BotFault(
+                "timeout",
+                f"did not read its input: its request could not be written within its "
+                f"{asking.allowance:.0f} ms (the pipe to it stayed full)",
+            )
+        with trio.move_on_at(asking.limit + grace / 1000):
             try:
-                _, at = await self.conns[seat].receive()
+                _, at = await conn.receive()
             except BotFault as exc:
                 return exc
-            overrun = (at - deadline) * 1000
-            return BotFault(
-                "timeout", f"answered {overrun:.0f} ms after its {allowance:.0f} ms", overrun
-            )
+            return asking.late(max(at, asking.limit))
         return BotFault(
-            "timeout", f"did not answer within {allowance:.0f} ms (waited {grace} ms more)"
+            "timeout",
+            f"did not answer within {asking.allowance:.0f} ms (waited {grace} ms more)",
         )
 
     def notify(self) -> None:
@@ -383,10 +399,15 @@ class _Game:
         clocks, processes, fixed = self.clocks, self.processes, self.fixed_clock
         playing = _run_games()
         buffer, encode_into, known = self.buffer, self.encode_into, self.known_answers
-        observed = self.observer is not None
+        observed, margin = self.observer is not None, self.margin
         while state.current_player is not None:
             with trio.CancelScope() as clock:
                 while (seat := state.current_player) is not None:
+                    if clock.cancel_called:
+                        # A deadline passed while an answer read in time waited to be taken:
+                        # that decision is judged (`Deadline.judge`), and the next one gets a
+                        # scope of its own, so that no cancellation carries over to its seat.
+                        break
                     if self.decision >= bound:
                         self.error = (
                             f"the game passed the {self.bound} decisions its rules allow "
@@ -423,8 +444,8 @@ class _Game:
                             encode_into(request, buffer)  # (cut to the new request's length)
                             buffer.extend(b"\n")
                             start = self.asked_at = now()  # the bot's time runs from here
-                            deadline = start + allowance / 1000
-                            self.asking = (seat, allowance, deadline)
+                            asking = self.asking = Deadline(seat, start, allowance, margin)
+                            deadline = asking.limit  # when the referee stops waiting
                             if deadline > start:  # `BotProcess.exchange`, its calls written out
                                 if self.suspended:
                                     self.suspended = False
@@ -440,7 +461,7 @@ class _Game:
                                 answer, at = await process.exchange(buffer, clock, deadline, start)
                             if at < start:  # read before the request was sent: not the answer
                                 raise _unasked(answer)
-                            elapsed = (at - start) * 1000
+                            elapsed = asking.judge(at)  # (by when it was read; late: a timeout)
                             if fixed is None:
                                 seat_clock.spent(elapsed)
                             index = known.get(answer)  # (`action_of`, without its call)
@@ -457,7 +478,11 @@ class _Game:
                     except (BotFault, IllegalAction) as exc:
                         clock.deadline = math.inf
                         self.fault(seat, exc, self.decision)
-                        # the time the bot had: to its answer, else until the fault
+                        # the time the bot had: to its answer (late: its allowance and the
+                        # overrun), else until the fault
+                        overrun = getattr(exc, "overrun_ms", None)
+                        if overrun is not None:
+                            ms = self.asking.allowance + overrun
                         ms = ms or (now() - self.asked_at) * 1000
                     state = self.state  # a new one, if a bot's action broke the old one
                     if len(times) == len(state.history):  # not applied: the fallback decides
@@ -468,14 +493,15 @@ class _Game:
                     if observed:
                         self.notify()
             if clock.cancelled_caught:
-                seat, allowance, _ = self.asking
+                asking = self.asking
                 self.suspended = True
                 fault = await self.timed_out()
-                self.fault(seat, fault, self.decision)
+                self.fault(asking.seat, fault, self.decision)
                 # the time the bot had: its allowance and the overrun, or all that was waited
-                waited = (now() - self.asked_at) * 1000
-                ms = allowance + fault.overrun_ms if fault.overrun_ms is not None else waited
-                self.conclude(seat, state.legal_actions(), ms)
+                waited = (now() - asking.start) * 1000
+                overrun = fault.overrun_ms
+                ms = asking.allowance + overrun if overrun is not None else waited
+                self.conclude(asking.seat, state.legal_actions(), ms)
 
     def apply(self, action: Action | _ByValue) -> None:
         """Apply a bot's action. One it sent by value that the rules fail on other than

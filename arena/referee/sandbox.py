@@ -7,7 +7,9 @@ runtime when its command runs one, its own folder and the files its command name
 read-only), an empty private $HOME (/scratch) and /tmp, and nothing of the referee's files.
 Resource limits are set inside by `prlimit`; when the referee runs as root the bot runs
 as a throwaway unprivileged user (`setpriv`), since the kernel exempts root from the
-process limit and root could read root-only files.
+process limit and root could read root-only files. A system-call filter (`seccomp`) denies
+file locks, file notifications and keyrings, through which bots in sandboxes side by side
+could talk.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import msgspec
 from msgspec import Meta
 
 from arena.games.errors import ArenaError
+from arena.referee import seccomp
 from arena.referee.programs import Program, ProgramError, resolve_program
 
 Mode = Literal["auto", "on", "off"]
@@ -63,12 +66,13 @@ class SandboxConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     cpu_seconds: Annotated[int, Meta(ge=1)] = 600  # CPU time per game (RLIMIT_CPU)
     file_size_mb: Annotated[int, Meta(ge=1)] = 64  # the largest file it may write (RLIMIT_FSIZE)
     scratch_mb: Annotated[int, Meta(ge=1)] = 64  # the size of $HOME and of /tmp (each)
+    open_files: Annotated[int, Meta(ge=32)] = 256  # descriptors per process (RLIMIT_NOFILE)
 
     def describe(self) -> str:
         return (
             f"{self.memory_mb} MiB memory, {self.processes} processes, "
             f"{self.cpu_seconds} s CPU, {self.file_size_mb} MiB files, "
-            f"{self.scratch_mb} MiB scratch"
+            f"{self.scratch_mb} MiB scratch, {self.open_files} open files"
         )
 
 
@@ -81,6 +85,7 @@ class SandboxOverride(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     cpu_seconds: Annotated[int, Meta(ge=1)] | None = None
     file_size_mb: Annotated[int, Meta(ge=1)] | None = None
     scratch_mb: Annotated[int, Meta(ge=1)] | None = None
+    open_files: Annotated[int, Meta(ge=32)] | None = None
 
     def apply(self, base: SandboxConfig) -> SandboxConfig:
         changes = {f: v for f in self.__struct_fields__ if (v := getattr(self, f)) is not None}
@@ -406,13 +411,15 @@ def wrap(
     folder: str | None = None,
     env: dict[str, str] | None = None,
     hide: Sequence[str] = (),
+    writable: bool = False,
 ) -> tuple[list[str], dict[str, str]]:
     """The bwrap command line that runs `argv` sandboxed, and the environment to start it with.
 
-    `folder` is the bot's own folder (shown read-only); `cwd` its working directory (an
-    empty folder in the sandbox unless shown); `env` its own variables, added to a minimal
-    environment; `hide` paths it must not see even inside what it is shown (the tournament
-    file, results, other bots' folders)."""
+    `folder` is the bot's own folder (shown read-only; with `writable`, read-write, as its
+    build sees it); `cwd` its working directory (an empty folder in the sandbox unless
+    shown); `env` its own variables, added to a minimal environment; `hide` paths it must
+    not see even inside what it is shown (the tournament file, results, other bots'
+    folders)."""
     cwd = os.path.abspath(cwd or os.getcwd())
     argv = list(argv)
     args = ["bwrap", "--unshare-pid", "--unshare-ipc", "--unshare-net", "--unshare-uts"]
@@ -448,7 +455,8 @@ def wrap(
 
     for path in shown:
         ancestors(path)
-        args += ["--ro-bind", path, path]
+        bind = "--bind" if writable and path == os.path.abspath(folder or "") else "--ro-bind"
+        args += [bind, path, path]
     if not any(within(cwd, s) for s in shown) and not _system(cwd):
         ancestors(cwd)
         args += ["--perms", "0755", "--dir", cwd]
@@ -471,6 +479,7 @@ def wrap(
         f"--nproc={config.processes}",
         f"--cpu={config.cpu_seconds}:{config.cpu_seconds + 1}",  # SIGXCPU, then SIGKILL
         f"--fsize={config.file_size_mb * MIB}",
+        f"--nofile={config.open_files}",
         "--core=0",
         "--",
         *argv,
@@ -495,11 +504,13 @@ def launch(argv: Sequence[str]) -> tuple[list[str], int]:
     file holding bwrap's options (read as `--args 5`), so that the bot, which can read its
     sandbox's command line (/proc/1/cmdline), does not learn the paths it is kept from. The
     caller moves the file onto descriptor 5 of the child (`arena.referee.spawn.spawn_moved`) and
-    closes it."""
+    closes it. The options load the system-call filter (`arena.referee.seccomp`) where this
+    machine has one: `spawn_moved` opens it on descriptor 6."""
     argv = list(argv)
     end = argv.index("--")
     fd = os.memfd_create("bwrap-args", os.MFD_CLOEXEC)
-    os.write(fd, b"".join(a.encode() + b"\0" for a in argv[1:end]))
+    options = [*argv[1:end], *seccomp.bwrap_options()]
+    os.write(fd, b"".join(a.encode() + b"\0" for a in options))
     os.lseek(fd, 0, os.SEEK_SET)
     inner = ["/bin/sh", "-c", INNER, "arena-bot"]
     return [argv[0], "--args", str(OPTIONS_FD), "--", *inner, *argv[end + 1 :]], fd

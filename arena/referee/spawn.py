@@ -19,6 +19,7 @@ import errno
 import fcntl
 import os
 import queue
+import resource
 import signal
 import subprocess
 import threading
@@ -29,6 +30,7 @@ import outcome
 import trio
 
 from arena.games.errors import ArenaError
+from arena.referee import seccomp
 
 # What running out of looks like when the referee starts a process: the machine's fault.
 RESOURCE_ERRORS = frozenset({errno.EMFILE, errno.ENFILE, errno.EAGAIN, errno.ENOMEM})
@@ -38,6 +40,29 @@ class NoResources(ArenaError, RuntimeError):
     """The referee could not start a process for lack of file descriptors, processes or memory:
     the referee's error, never a bot's fault."""
 
+
+#: Where the soft limit below is handed down to the referee's own processes (Dask's workers,
+#: which inherit a raised limit)
+FD_LIMIT_VARIABLE = "ARENA_FD_LIMIT"
+
+
+def _fd_limit_at_start() -> int:
+    """The soft limit on open descriptors this process started with, or, in a process started
+    by a referee (a worker, which inherits the referee's raised limit), the one that referee
+    started with if it is lower."""
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    with contextlib.suppress(KeyError, ValueError):
+        inherited = int(os.environ[FD_LIMIT_VARIABLE])
+        if soft == resource.RLIM_INFINITY or 0 <= inherited < soft:
+            soft = inherited
+    os.environ[FD_LIMIT_VARIABLE] = str(soft)
+    return soft
+
+
+#: The soft limit on open descriptors before the referee raised its own to the hard limit
+#: (`arena.league.capacity`, once this module is imported): what the processes started here
+#: are given back (a sandboxed bot gets its own, `SandboxConfig.open_files`)
+FD_LIMIT = _fd_limit_at_start()
 
 #: the pids of the processes started here and not yet reaped: the referee's own children,
 #: which `arena.referee.processes` need not examine when it looks for orphans handed to it
@@ -168,15 +193,32 @@ def spawn(
         _no_resources(exc)
         raise
     popen.returncode = 0  # Child reaps it (os.waitpid): the Popen must not try
+    _give_back_fd_limit(popen.pid)
     return _started(popen.pid, fds)
 
 
+def _give_back_fd_limit(pid: int) -> None:
+    """Lower the soft limit on open descriptors of the started process `pid` to FD_LIMIT
+    when the referee's own is higher. Done once it has started, which costs the start
+    nothing (a hook in the child before exec would have subprocess fork rather than vfork
+    it): the process runs with the referee's limit for the microseconds in between, and
+    may raise its soft limit to the hard one anyway, so this is the limit it is given, not
+    a bound."""
+    if FD_LIMIT == resource.RLIM_INFINITY:
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or soft > FD_LIMIT:
+        with contextlib.suppress(OSError):
+            resource.prlimit(pid, resource.RLIMIT_NOFILE, (FD_LIMIT, hard))
+
+
 def spawn_moved(argv: Sequence[str], *, env: dict[str, str], options: int) -> Child:
-    """Start `argv` (a sandbox: bwrap reading its options from descriptor 5) in a new session,
-    its standard input on descriptor 3 and its output on 4, with 0 reading nothing and 1 and
-    2 its stderr. bwrap's monitor keeps its own 0, 1 and 2 for the life of the sandbox and
-    closes the rest, so a bot given its stdout on 4 (moved onto 1 inside) is seen closing
-    it. (posix_spawn moves descriptors without a shell in between.)"""
+    """Start `argv` (a sandbox: bwrap reading its options from descriptor 5 and its system-call
+    filter, if any, from 6) in a new session, its standard input on descriptor 3 and its
+    output on 4, with 0 reading nothing and 1 and 2 its stderr. bwrap's monitor keeps its
+    own 0, 1 and 2 for the life of the sandbox and closes the rest, so a bot given its stdout
+    on 4 (moved onto 1 inside) is seen closing it. (posix_spawn moves descriptors without a
+    shell in between.)"""
     fds = _pipes()
     in_r, _, _, out_w, _, err_w = fds
     actions = [
@@ -186,6 +228,7 @@ def spawn_moved(argv: Sequence[str], *, env: dict[str, str], options: int) -> Ch
         (os.POSIX_SPAWN_DUP2, err_w, 1),
         (os.POSIX_SPAWN_DUP2, err_w, 2),
         (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+        *seccomp.spawn_actions(),
     ]
     try:
         pid = os.posix_spawnp(argv[0], list(argv), env, file_actions=actions, setsid=True)

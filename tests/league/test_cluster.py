@@ -224,11 +224,12 @@ def test_bot_archives_are_content_addressed_and_unpack_once(tmp_path: Path) -> N
         target.name == parcel.digest
         and (target / "bot.py").read_text() == (RANDOM / "bot.py").read_text()
     )
-    assert unpack(parcel, data, tmp_path) == target and len(list(tmp_path.iterdir())) == 1
+    assert unpack(parcel, data, tmp_path) == target
+    assert [p.name for p in tmp_path.iterdir() if not p.name.startswith(".")] == [parcel.digest]
     there = moved(spec, parcel, target)
     assert there.folder == there.cwd == str(target)
     with pytest.raises(ValueError, match="damaged"):
-        unpack(Parcel("0" * 64, parcel.root), data, tmp_path / "other")
+        unpack(Parcel("0" * 64, parcel.root), data, tmp_path)
 
 
 def test_a_job_crosses_the_wire_unchanged() -> None:

@@ -104,9 +104,9 @@ def test_a_tournament_command_with_a_bare_name_runs_the_file_in_its_cwd(tmp_path
 # -- the build step --------------------------------------------------------------------------
 
 MAKE = """\
-import os, pathlib, sys
-with open(os.environ["BUILD_LOG"], "a") as log:
-    log.write("built\\n")
+import contextlib, os, pathlib, sys
+with contextlib.suppress(OSError), open(os.environ["BUILD_LOG"], "a") as log:
+    log.write("built\\n")  # (a sandboxed build cannot: the log is outside its folder)
 source = pathlib.Path("bot.src").read_text()
 if "FAIL" in source:
     for i in range(40):
@@ -422,7 +422,7 @@ def test_check_bot_as_root_names_the_files_the_sandboxed_bot_cannot_read(tmp_pat
     (folder / "bot.py").chmod(0o600)
     result = invoke("check-bot", folder, "-r", "odin-race", "--games", "1")
     assert result.exit_code == 1, result.output
-    assert "does not work inside the sandbox" in result.output
+    assert "has problems inside the sandbox" in result.output
     assert "runs as a throwaway unprivileged user (arena runs as root), who cannot use:" in (
         result.output
     )
@@ -442,7 +442,7 @@ def test_check_bot_as_root_names_a_compiled_program_only_its_owner_may_run(
     shutil.copytree(RANDOM_C, folder, ignore=shutil.ignore_patterns("bot", BUILD_STAMP))
     build_bot(load_bot(str(folder)))
     (folder / "bot").chmod(0o700)
-    result = invoke("check-bot", folder, "-r", "odin-race", "--games", "1")
+    result = invoke("check-bot", folder, "-r", "odin-race", "--games", "1", "--try-unsandboxed")
     assert result.exit_code == 1, result.output
     assert "but works without it" in result.output
     assert f"  {folder / 'bot'} (mode 0700: others cannot read it)" in result.output

@@ -7,6 +7,7 @@ written and reads back, and the bot is faulted exactly when its line was not a v
 
 from __future__ import annotations
 
+import json
 import sys
 import tempfile
 from functools import partial
@@ -21,12 +22,14 @@ from hypothesis import strategies as st
 
 from arena.games import IllegalAction, get_ruleset, new_game
 from arena.games.odin import OdinState
+from arena.referee.bot import BotProcess
 from arena.referee.faults import BotFault, FaultKind
 from arena.referee.folders import BotSpec
 from arena.referee.game import MAX_REASON, RefereeConfig, _Game, bounded, play_game
 from arena.referee.local import LocalBot, play_local, random_decider
 from arena.referee.records import GameRecord, append_record, read_records
 from arena.referee.replay import replay
+from arena.referee.sandbox import SandboxConfig
 from arena.referee.text import plain
 from protocol.messages import MAX_LINE_BYTES, Choice, Limits, Ready, bot_decoder
 from tests.helpers.paths import TEST_BOTS as BOTS
@@ -47,6 +50,10 @@ BAD_UTF8_READY = b'{"type": "ready", "name": "\xc3\x28"}'
 HUGE_FLOAT = b'{"type": "action", "index": 1e400}'
 HUGE_INT = b'{"type": "action", "index": ' + str(10**30).encode() + b"}"
 MARKUP = b"[/]"
+# Not JSON, though a decoder for objects sees a wrong type (an array, a number) at byte 0:
+OPEN_ARRAYS = b"[" * 100_000
+BAD_TAIL = b'{"type": "action", "index": [0, }'
+NUMBER_TAIL = b"12 ab"
 ANSI = b"\x1b[2J\x1b[31m[bold]red\x1b]0;title\x07"
 NULS = b'{"type": "action",\x00 "index": 0}\x00'
 # 200,000 cards: a line of 1,000,052 bytes, just under the 1 MiB a line may hold
@@ -54,6 +61,7 @@ MANY_CARDS = (
     b'{"type":"action","action":{"type":"play","cards":[' + b",".join([b'"1R"'] * 200_000) + b"]}}"
 )
 CARDS = [f"{n}{c}" for n in range(10) for c in "ROYGX"]
+CLOSES_INPUT = "exec 0<&-; echo closed; exec sleep 10"  # its output stays open
 ODD = ["[/]", "[bold]", "\x1b[31m", "\x1b]0;t\x07", "\x00", "\x7f", "\x9b", "\u202e", "\r", "\\"]
 
 json_values = st.recursive(
@@ -103,11 +111,11 @@ def expected(line: bytes, moment: Moment, record: GameRecord) -> FaultKind | Non
     try:
         if len(line) > MAX_LINE_BYTES:
             raise msgspec.DecodeError("a line longer than the protocol allows")
-        line.decode()
+        json.loads(line.decode(), parse_constant=not_json)  # JSON, by Python's reading
         msg = DECODER.decode(line)
     except msgspec.ValidationError:
         kind = "schema"
-    except (UnicodeDecodeError, msgspec.DecodeError, RecursionError):
+    except (UnicodeDecodeError, ValueError, RecursionError):  # msgspec's DecodeError too
         kind = "malformed"
     if moment == "ready":
         return None if kind is None and isinstance(msg, Ready) else "startup"
@@ -125,6 +133,11 @@ def expected(line: bytes, moment: Moment, record: GameRecord) -> FaultKind | Non
     except Exception:
         return "illegal"
     return None
+
+
+def not_json(word: str) -> None:
+    """Python's JSON reader takes NaN and Infinity; JSON has no such words."""
+    raise ValueError(f"{word} is not JSON")
 
 
 def first_decision(record: GameRecord) -> int:
@@ -165,6 +178,7 @@ def play_line(line: bytes, moment: Moment) -> None:
 @example(line=BAD_UTF8_READY)
 @example(line=HUGE_FLOAT.replace(b"action", b"ready"))
 @example(line=MARKUP)
+@example(line=OPEN_ARRAYS)
 @example(line=ANSI)
 @example(line=NULS)
 @example(line=b'{"type": "ready", "name": "[/]\\u001b[2J\\u0000"}')  # valid: nothing is shown
@@ -179,6 +193,9 @@ def test_any_line_as_ready(line: bytes) -> None:
 @example(line=HUGE_FLOAT)
 @example(line=HUGE_INT)
 @example(line=MARKUP)
+@example(line=OPEN_ARRAYS)
+@example(line=BAD_TAIL)
+@example(line=NUMBER_TAIL)
 @example(line=ANSI)
 @example(line=NULS)
 @example(line=MANY_CARDS)
@@ -200,6 +217,9 @@ def test_any_line_as_the_first_action(line: bytes) -> None:
         (HUGE_FLOAT, "action", "which is not a valid message: Number out of range"),
         (HUGE_INT, "action", f'sent an illegal action {{"index":{10**30}}}: index out of range'),
         (ANSI, "action", "sent '\\x1b[2J\\x1b[31m[bold]red\\x1b]0;title\\x07', which is not JSON"),
+        (MARKUP, "action", "sent '[/]', which is not JSON: JSON is malformed: invalid character"),
+        (OPEN_ARRAYS, "action", "which is nested too deeply to read"),
+        (BAD_TAIL, "action", "which is not JSON: JSON is malformed: invalid character (byte 32)"),
         (MANY_CARDS, "action", 'sent an illegal action {"type":"play","cards":["1R",'),
     ],
 )
@@ -295,3 +315,27 @@ def test_a_seat_is_faulted_once_the_first_fault_stands() -> None:
     game.fault(1, IllegalAction({"index": 9}, "index out of range"), 5)
     assert [(f.seat, f.kind, f.decision) for f in game.faults] == [(1, "crash", 4)]
     assert game.out == {1} and conns[1].killed and not conns[0].killed
+
+
+# -- a bot that closes its input --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("sandbox", [None, SandboxConfig(mode="on")], ids=["plain", "sandboxed"])
+async def test_a_bot_that_closes_only_its_input_is_said_to_have_closed_its_input(
+    sandbox: SandboxConfig | None,
+) -> None:
+    """It closes its input, says so on its output (kept open) and keeps running: writing to
+    it is its crash, for closing its input, not its output."""
+    bot = BotProcess(BotSpec("closer", ["sh", "-c", CLOSES_INPUT], sandbox=sandbox))
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+            await bot.start(nursery)
+            try:
+                line, _ = await bot.receive()
+                assert line == b"closed"
+                with pytest.raises(BotFault) as fault:
+                    await bot.send(b'{"type":"hello"}\n')
+            finally:
+                await bot.close()
+    assert fault.value.kind == "crash"
+    assert fault.value.reason == "closed its input and kept running"

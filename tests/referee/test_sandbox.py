@@ -563,7 +563,7 @@ def test_check_bot_says_whether_the_bot_works_inside_the_sandbox(tmp_path: Path)
         f"from protocol.bot import run\nopen({str(outside)!r}).read()\nrun(lambda r: 0, 'needy')\n"
     )
     (needy / "bot.toml").write_text('name = "needy"\ncommand = ["{python}", "bot.py"]\n')
-    args = ["check-bot", str(needy), "-r", "odin-race", "--games", "1"]
+    args = ["check-bot", str(needy), "-r", "odin-race", "--games", "1", "--try-unsandboxed"]
     result = runner.invoke(app, args, env={"COLUMNS": "400"})
     assert result.exit_code == 1
     assert "does not work inside the sandbox" in result.output

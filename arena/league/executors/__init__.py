@@ -1,6 +1,8 @@
 """Where games are played: an executor takes the games a tournament or match wants played and
 hands back each finished record. The coordinator (`arena.league.tournament`,
-`arena.league.match`) alone plans, journals, resumes and rates; executors only play.
+`arena.league.match`) alone plans, journals, resumes and rates; executors only play, each
+taking its games through a `Lineup` (`arena.league.lineup`), so that no two games of one deal
+are ever in flight at once.
 
 - `InProcess` (`inprocess`): every game in this process's trio loop, as many at once as the
   jobs and the file descriptors allow. The default.

@@ -9,7 +9,8 @@ threads plays one game at a time (the default of a cluster), several when more g
 are asked of it than it has threads (`--workers` with many jobs: games whose bots mostly wait),
 since a Dask task costs the coordinator and the worker about as much processor time as a
 short game's referee. This side keeps a window of tasks in flight a little larger than the
-cluster's threads, streams the records back as their tasks finish and hands them to the
+cluster's threads, its games taken from a `Lineup` (no two games of one deal in flight,
+queued or playing), streams the records back as their tasks finish and hands them to the
 coordinator, which journals them (a game finished twice is journaled once). Bot folders go to
 a remote cluster as content-addressed archives (`shipping`), sent once per worker; local
 workers share this machine's files and use the folders where they are.
@@ -17,12 +18,11 @@ workers share this machine's files and use the folders where they are.
 
 from __future__ import annotations
 
-import itertools
 import logging
 import math
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 import msgspec
@@ -32,6 +32,7 @@ from arena.games.errors import ArenaError
 from arena.league.executors.job import Executor, GameJob, OnNote
 from arena.league.executors.remote import play_remote
 from arena.league.executors.shipping import Parcel, pack
+from arena.league.lineup import Lineup
 from arena.referee.folders import BotSpec
 from arena.referee.records import GameRecord
 from arena.referee.spawn import NoResources
@@ -191,9 +192,10 @@ class DaskExecutor(Executor):
         tasks: Iterable[T],
         job: Callable[[T], GameJob],
         done: Callable[[T, GameRecord], None],
+        wanted: Callable[[T], bool] | None = None,
     ) -> None:
         distributed = _distributed()
-        queue: Iterator[T] = iter(tasks)
+        lineup = Lineup(tasks, lambda task: job(task).deal, wanted)
         # The games of each batch in flight, by its key: each game's task, its job and how
         # often it was tried before.
         pending: dict[str, list[tuple[T, GameJob, int]]] = {}
@@ -223,21 +225,24 @@ class DaskExecutor(Executor):
                 size, per_slot, batch = window()
                 if len(pending) >= size:
                     return
-                games = [(task, job(task), 0) for task in itertools.islice(queue, batch)]
+                games: list[tuple[T, GameJob, int]] = []
+                while len(games) < batch and (task := lineup.take()) is not None:
+                    games.append((task, job(task), 0))
                 if not games:
                     return
                 submit(games, per_slot)
 
         def outcome(game: tuple[T, GameJob, int], result: bytes | BaseException) -> None:
             """One game's end: its record handed on, or its failure kept (played again first
-            when the worker lacked the means to start it)."""
+            when the worker lacked the means to start it, its deal held meanwhile)."""
             task, job_, attempt = game
+            if isinstance(result, NoResources) and attempt + 1 < NO_RESOURCES_RETRIES:
+                self._note(f"{result}: game {job_.game_id} is played again")
+                submit([(task, job_, attempt + 1)], window()[1])
+                return
+            lineup.ended(task)
             if isinstance(result, NoResources):
-                if attempt + 1 >= NO_RESOURCES_RETRIES:
-                    failed.setdefault(str(result), []).append(job_.game_id)
-                else:
-                    self._note(f"{result}: game {job_.game_id} is played again")
-                    submit([(task, job_, attempt + 1)], window()[1])
+                failed.setdefault(str(result), []).append(job_.game_id)
                 return
             if isinstance(result, BaseException):  # the worker's error, Dask's KilledWorker...
                 why = _reason(result)

@@ -38,6 +38,7 @@ class InProcess(Executor):
         tasks: Iterable[T],
         job: Callable[[T], GameJob],
         done: Callable[[T, GameRecord], None],
+        wanted: Callable[[T], bool] | None = None,
     ) -> None:
         async def play(task: T) -> GameRecord:
             j = job(task)
@@ -52,4 +53,4 @@ class InProcess(Executor):
                 game_id=j.game_id,
             )
 
-        await self.pool.run(tasks, play, done)
+        await self.pool.run(tasks, play, done, lambda task: job(task).deal, wanted)

@@ -29,11 +29,23 @@ class GameJob(msgspec.Struct, frozen=True):
     config: RefereeConfig
     game_id: str
 
+    @property
+    def deal(self) -> int:
+        """The draw of chance the game plays, which no other game in flight may share: its
+        seed. The seed alone, whatever the ruleset, options or players: the rulesets of a
+        family deal from one shuffle (odin, odin-race and override-beta deal the same cards
+        from the same seed), options such as `rounds` change no deal, and a deal file gives
+        several tables the same seed."""
+        return self.seed
+
 
 class Executor(ABC):
     """Plays games and hands back their records; plans, journals and ratings stay with the
-    caller. `run` takes the tasks lazily (a match stops drawing them at its verdict) and
-    calls `done(task, record)` for each finished game as it finishes, each task once."""
+    caller. `run` takes the tasks lazily (a match stops drawing them at its verdict) through
+    a `Lineup`, so that no two games of one deal (`GameJob.deal`) are in flight at once, and
+    calls `done(task, record)` for each finished game as it finishes, each task once.
+    `wanted(task)`, when given, is asked of a task held back (its deal was in flight) when its
+    turn comes: one no longer wanted is not played, and `done` never hears of it."""
 
     @property
     @abstractmethod
@@ -46,6 +58,7 @@ class Executor(ABC):
         tasks: Iterable[T],
         job: Callable[[T], GameJob],
         done: Callable[[T, GameRecord], None],
+        wanted: Callable[[T], bool] | None = None,
     ) -> None: ...
 
     def describe(self) -> str:

@@ -26,7 +26,7 @@ import trio
 
 from arena.games.errors import ArenaError
 from arena.league.executors.job import GameJob
-from arena.league.executors.shipping import Parcel, moved, unpack
+from arena.league.executors.shipping import CacheError, Parcel, moved, unpack
 from arena.league.pool import MAX_STARTING
 from arena.referee.folders import BotSpec, BuildError, build_bot, show_command
 from arena.referee.game import play_game
@@ -124,10 +124,18 @@ def _referee_loop() -> _Loop:
 
 
 def _ready(spec: BotSpec, shipped: tuple[Parcel, bytes] | None, worker: str) -> BotSpec:
-    """The bot as this worker runs it: unpacked, built, and its program found."""
+    """The bot as this worker runs it: unpacked (into this user's private cache), built (in
+    its sandbox when it has one: `build_bot`), and its program found."""
+    if spec.sandbox is not None and spec.sandbox.mode == "on":
+        problem = sandbox_problem()
+        if problem is not None:
+            raise WorkerError(f"worker {worker} cannot sandbox bot {spec.name}: {problem}")
     if shipped is not None:
         parcel, data = shipped
-        spec = moved(spec, parcel, unpack(parcel, data))
+        try:
+            spec = moved(spec, parcel, unpack(parcel, data))
+        except CacheError as exc:
+            raise WorkerError(f"worker {worker}: {exc}") from None
     if spec.build is not None:
         try:
             spec = build_bot(spec)
@@ -146,10 +154,6 @@ def _ready(spec: BotSpec, shipped: tuple[Parcel, bytes] | None, worker: str) -> 
             f"worker {worker} has no program {program!r}, which bot {spec.name} runs "
             f"({show_command(spec.command)}): install it on that worker"
         )
-    if spec.sandbox is not None and spec.sandbox.mode == "on":
-        problem = sandbox_problem()
-        if problem is not None:
-            raise WorkerError(f"worker {worker} cannot sandbox bot {spec.name}: {problem}")
     return spec
 
 

@@ -5,14 +5,22 @@ A bot with a folder ships its folder (as `folder_files` lists it: no build stamp
 or `__pycache__`; the worker builds it afresh). A bot given as a command line ships the
 files its command names under its working directory; programs it runs from elsewhere
 (`node`, `/usr/bin/java`) must be installed on the worker.
+
+The cache a worker unpacks into is private to its user (`cache_folder`), so no other user can
+plant a bot there, and a folder found under a digest is checked against the archive before
+it is used (`unpack`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import fcntl
 import gzip
 import hashlib
 import io
 import os
+import secrets
 import shutil
 import stat
 import tarfile
@@ -21,7 +29,8 @@ from pathlib import Path
 
 import msgspec
 
-from arena.referee.folders import BotSpec, folder_files
+from arena.games.errors import ArenaError
+from arena.referee.folders import BotSpec, build_outputs, folder_files
 from arena.referee.sandbox import own_paths
 
 
@@ -74,34 +83,172 @@ def pack(spec: BotSpec) -> tuple[Parcel, bytes] | None:
     return Parcel(hashlib.sha256(data).hexdigest(), root), data
 
 
+class CacheError(ArenaError):
+    """A worker's bot cache that another user may have written to (refused), or an archive
+    that could not be unpacked into it."""
+
+
+def _unsafe(path: Path) -> str | None:
+    """Why `path` may not hold this user's unpacked bots, or None: it must be a folder (not
+    a symbolic link), this user's, and closed to everyone else (mode 0700)."""
+    try:
+        st = os.lstat(path)
+    except OSError as exc:
+        return f"cannot be looked at ({exc.strerror})"
+    if stat.S_ISLNK(st.st_mode):
+        return "is a symbolic link"
+    if not stat.S_ISDIR(st.st_mode):
+        return "is not a folder"
+    if st.st_uid != os.geteuid():
+        return f"belongs to user {st.st_uid}, not to this user ({os.geteuid()})"
+    if st.st_mode & 0o077:
+        return f"is open to other users (mode {stat.S_IMODE(st.st_mode):04o}, not 0700)"
+    return None
+
+
+_fresh: Path | None = None  # this process's own cache, when the default one cannot be trusted
+
+
 def cache_folder() -> Path:
-    """Where a worker unpacks bots: $ARENA_BOT_CACHE, else a folder of this user's in the
-    temporary directory."""
+    """Where a worker unpacks bots, private to this user (its own, mode 0700):
+    $ARENA_BOT_CACHE (made if missing; CacheError, in words, when it is not private), else
+    `arena-bots-<uid>` in the temporary directory. Anyone may take that name first: that
+    folder is used when it is this user's and nobody else may write to it (then made 0700),
+    and otherwise this process unpacks into a fresh private folder of its own."""
+    global _fresh
     chosen = os.environ.get("ARENA_BOT_CACHE")
-    base = Path(chosen) if chosen else Path(tempfile.gettempdir()) / f"arena-bots-{os.getuid()}"
-    # Readable by all, as bot folders are: a sandboxed bot runs as another user.
-    base.mkdir(parents=True, exist_ok=True, mode=0o755)
-    return base
+    if chosen:
+        base = Path(chosen)
+        with contextlib.suppress(FileExistsError):
+            base.mkdir(parents=True, mode=0o700)
+        if (why := _unsafe(base)) is not None:
+            raise CacheError(
+                f"the bot cache {base} (ARENA_BOT_CACHE) {why}: another user could replace "
+                "the bots there; name a folder of your own that only you may use (chmod 700)"
+            )
+        return base
+    if _fresh is not None and _unsafe(_fresh) is None:
+        return _fresh
+    base = Path(tempfile.gettempdir()) / f"arena-bots-{os.getuid()}"
+    with contextlib.suppress(FileExistsError):
+        base.mkdir(mode=0o700)
+    with contextlib.suppress(OSError):
+        st = os.lstat(base)
+        mine = stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid()
+        if mine and not st.st_mode & 0o022 and stat.S_IMODE(st.st_mode) != 0o700:
+            os.chmod(base, 0o700)  # (readable by all as earlier versions made it, or umask's)
+    if _unsafe(base) is None:
+        return base
+    _fresh = Path(tempfile.mkdtemp(prefix=f"arena-bots-{os.getuid()}-"))
+    return _fresh
+
+
+_checked: dict[str, tuple[int, int]] = {}  # folders found sound here: (device, inode) by path
 
 
 def unpack(parcel: Parcel, data: bytes, base: Path | None = None) -> Path:
-    """The folder holding the parcel's files on this machine, unpacked on first use (into a
-    temporary folder renamed into place, so a half-written folder is never used)."""
+    """The folder holding the parcel's files on this machine (`base`: the cache folder, which
+    must be private), unpacked on first use.
+
+    The archive is unpacked into a fresh folder, renamed into place whole, so a half-written
+    folder is never used. A folder already there under the digest is used once it is found
+    sound (`_sound`: this user's, closed to others, and holding the archive's files as they
+    are in it, but for those its last build changed), once per process; one that is not (a
+    folder planted there, or changed) is put aside and unpacked anew. Concurrent unpacks of
+    one digest take turns (a lock file beside the folder); a rename onto a folder another
+    process made first keeps that folder, once found sound."""
     base = cache_folder() if base is None else base
+    if (why := _unsafe(base)) is not None:
+        raise CacheError(f"the bot cache {base} {why}: another user could replace the bots there")
     target = base / parcel.digest
-    if target.is_dir():
-        return target
+    with contextlib.suppress(OSError):
+        st = os.lstat(target)
+        if _checked.get(str(target)) == (st.st_dev, st.st_ino):
+            return target
     if hashlib.sha256(data).hexdigest() != parcel.digest:
         raise ValueError(f"the archive of {parcel.root} arrived damaged")
-    scratch = Path(tempfile.mkdtemp(dir=base, prefix=f".{parcel.digest[:16]}-"))
-    scratch.chmod(0o755)  # mkdtemp's 0o700 would hide the bot from its sandboxed self
-    with tarfile.open(fileobj=io.BytesIO(gzip.decompress(data)), mode="r") as tar:
-        tar.extractall(scratch, filter="data")  # nothing lands outside the folder
-    try:
-        os.rename(scratch, target)
-    except OSError:  # another game unpacked it first
-        shutil.rmtree(scratch, ignore_errors=True)
+    lock = os.open(base / f".{parcel.digest}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(lock, "r+b") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        members = _members(data)
+        for _ in range(3):
+            if os.path.lexists(target):
+                if _sound(target, members):
+                    return _remember(target)
+                aside = base / f".{parcel.digest[:16]}-old-{secrets.token_hex(8)}"
+                os.rename(target, aside)  # (in the same folder: allowed whoever owns it)
+                if aside.is_dir() and not aside.is_symlink():
+                    shutil.rmtree(aside, ignore_errors=True)  # (what is another's may stay)
+                else:
+                    aside.unlink()
+            scratch = Path(tempfile.mkdtemp(dir=base, prefix=f".{parcel.digest[:16]}-"))
+            scratch.chmod(0o755)  # mkdtemp's 0o700 would hide the bot from its sandboxed self
+            with tarfile.open(fileobj=io.BytesIO(gzip.decompress(data)), mode="r") as tar:
+                tar.extractall(scratch, filter="data")  # nothing lands outside the folder
+            try:
+                os.rename(scratch, target)
+            except OSError as exc:  # another process unpacked it first: look at its folder
+                shutil.rmtree(scratch, ignore_errors=True)
+                if exc.errno not in (errno.EEXIST, errno.ENOTEMPTY):
+                    raise
+                continue
+            return _remember(target)
+    raise CacheError(f"the archive of {parcel.root} could not be unpacked into {target}")
+
+
+def _remember(target: Path) -> Path:
+    st = os.lstat(target)
+    _checked[str(target)] = (st.st_dev, st.st_ino)
     return target
+
+
+def _members(data: bytes) -> dict[str, tuple[str, bytes]]:
+    """The archive's entries by path: a file's SHA-256, a symbolic link's target."""
+    out: dict[str, tuple[str, bytes]] = {}
+    with tarfile.open(fileobj=io.BytesIO(gzip.decompress(data)), mode="r") as tar:
+        for info in tar:
+            if info.issym():
+                out[info.name] = ("link", os.fsencode(info.linkname))
+            elif (fh := tar.extractfile(info)) is not None:
+                out[info.name] = ("file", hashlib.sha256(fh.read()).digest())
+    return out
+
+
+def _sound(target: Path, members: dict[str, tuple[str, bytes]]) -> bool:
+    """Whether the folder `target` is the archive of `members` unpacked: a folder of this
+    user's that nobody else may write to, each entry of the archive there as the archive
+    has it (a regular file of the same bytes, a symbolic link to the same target, in the
+    folder itself, not through a link), but for the files its last build created or
+    changed (`build_outputs`, read once no build of it runs). What else is there is not
+    looked at: build outputs, bytecode; anything that can add files there runs as this
+    user, and could as well change this cache's code."""
+    try:
+        if not stat.S_ISDIR(os.lstat(target).st_mode):
+            return False
+        outputs = build_outputs(str(target))  # waits for a build: the folder is lent then
+        st = os.lstat(target)
+        if outputs is None or st.st_uid != os.geteuid() or st.st_mode & 0o022:
+            return False
+        real = os.path.realpath(target)
+        for rel, (kind, want) in members.items():
+            if rel in outputs:
+                continue
+            path = os.path.join(target, rel)
+            if os.path.realpath(os.path.dirname(path)) != os.path.dirname(os.path.join(real, rel)):
+                return False  # a folder on its way is a symbolic link
+            if kind == "link":
+                if os.readlink(path) != os.fsdecode(want):
+                    return False
+                continue
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+            with os.fdopen(fd, "rb") as fh:
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    return False
+                if hashlib.file_digest(fh, "sha256").digest() != want:
+                    return False
+        return True
+    except OSError:
+        return False
 
 
 def moved(spec: BotSpec, parcel: Parcel, target: Path) -> BotSpec:
