@@ -26,7 +26,7 @@ import msgspec
 
 from arena.games import all_rulesets
 from arena.games.errors import ArenaError
-from arena.referee import memory
+from arena.referee import memory, processes
 from arena.referee.programs import ProgramError, run_hint, script_problem
 from arena.referee.sandbox import (
     MIB,
@@ -555,25 +555,17 @@ def _end_user(user: int) -> None:
     """Kill every process of `user` (a build's throwaway user) until none is left: a build
     stopped by the referee may still be dying when its sandbox's monitor has exited."""
     for _ in range(500):
-        found = [p for p in map(int, filter(str.isdigit, os.listdir("/proc"))) if _uid(p) == user]
+        found = [
+            p
+            for p in map(int, filter(str.isdigit, os.listdir("/proc")))
+            if processes.status_value(p, b"Uid:") == user
+        ]
         if not found:
             return
         for pid in found:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
         time.sleep(0.01)
-
-
-def _uid(pid: int) -> int | None:
-    """The real user id of process `pid` (None if it is gone)."""
-    try:
-        with open(f"/proc/{pid}/status", "rb") as fh:
-            for line in fh:
-                if line.startswith(b"Uid:"):
-                    return int(line.split()[1])
-    except (OSError, IndexError, ValueError):
-        pass
-    return None
 
 
 def _tail(output: bytes, lines: int = BUILD_TAIL) -> str:

@@ -246,18 +246,10 @@ class _Game:
             try:
                 msgspec.json.decode(line, type=msgspec.Raw)
                 kind, why = "schema", f"which is not a valid message: {exc}"
-            except msgspec.DecodeError as bad:
-                kind, why = "malformed", f"which is not JSON: {bad}"
-            except RecursionError:
-                kind, why = "malformed", "which is nested too deeply to read"
-            except Exception as bad:  # nothing a bot writes may stop the game
-                kind, why = "malformed", f"which could not be read ({_error(bad)})"
-        except msgspec.DecodeError as exc:
-            kind, why = "malformed", f"which is not JSON: {exc}"
-        except RecursionError:
-            kind, why = "malformed", "which is nested too deeply to read"
+            except Exception as bad:
+                kind, why = _unreadable(bad)
         except Exception as exc:  # nothing a bot writes may stop the game
-            kind, why = "malformed", f"which could not be read ({_error(exc)})"
+            kind, why = _unreadable(exc)
         raise BotFault(kind, f"{sent} {_snippet(line)}, {why}")
 
     # -- one decision --------------------------------------------------------------------
@@ -609,6 +601,15 @@ def bounded(reason: str, limit: int = MAX_REASON) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}… ({len(text):,} characters, cut)"
+
+
+def _unreadable(exc: Exception) -> tuple[FaultKind, str]:
+    """The fault kind, and why in words, of a line that could not be read as JSON."""
+    if isinstance(exc, msgspec.DecodeError):
+        return "malformed", f"which is not JSON: {exc}"
+    if isinstance(exc, RecursionError):
+        return "malformed", "which is nested too deeply to read"
+    return "malformed", f"which could not be read ({_error(exc)})"
 
 
 def _unasked(line: bytes) -> BotFault:

@@ -252,11 +252,4 @@ def _mapped_by(pid: int, files: set[tuple[int, int]], devices: set[int]) -> int:
 
 def _shmem(pid: int) -> int:
     """The shared memory process `pid` holds resident (RssShmem), in kB; 0 if it is gone."""
-    try:
-        with open(f"/proc/{pid}/status", "rb") as fh:
-            for line in fh:
-                if line.startswith(b"RssShmem:"):
-                    return int(line.split()[1])
-    except (OSError, IndexError, ValueError):
-        pass
-    return 0
+    return processes.status_value(pid, b"RssShmem:") or 0

@@ -152,6 +152,19 @@ def parents() -> dict[int, int]:
     return out
 
 
+def status_value(pid: int, field: bytes) -> int | None:
+    """The first number of the line `field` (such as b"Uid:" or b"RssShmem:") of
+    /proc/PID/status; None if the process is gone or has no such line."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as fh:
+            for line in fh:
+                if line.startswith(field):
+                    return int(line.split()[1])
+    except (OSError, IndexError, ValueError):
+        pass
+    return None
+
+
 def descendants(pid: int) -> list[int]:
     """Every process below `pid`, parents before their children."""
     out: list[int] = []

@@ -16,7 +16,15 @@ filter makes these calls fail, and allows everything else:
 - `fcntl` with F_NOTIFY (directory notification), `inotify_init`, `inotify_init1`,
   `inotify_add_watch`, `fanotify_init`, `fanotify_mark` (a watch on a shared file hears every
   other sandbox open or read it), and the keyring calls `add_key`, `request_key`, `keyctl`:
-  EPERM.
+  EPERM;
+- a new user namespace (`unshare` or `clone` with CLONE_NEWUSER): EPERM. Where the referee
+  runs as root the bot is an unprivileged user of the host's own user namespace, and a user
+  namespace of its own would let it mount a file system of its own (a tmpfs of any size, whose
+  memory no watch sees) and reach much more of the kernel. `clone3`, whose flags sit in memory
+  a filter cannot read, fails with ENOSYS, on which the C library uses `clone` instead;
+- System V shared memory (`shmget`, and the 32-bit `ipc` call that multiplexes it): EPERM.
+  Its segments are held by no process's descriptors or mappings once detached, so no look at
+  a bot's processes could count them.
 
 The kernel hands the filter each call's architecture, number and arguments (`struct
 seccomp_data`). The program checks the architecture first, since numbers differ between
@@ -26,7 +34,7 @@ call of any other architecture, which these kernels never make, kills the proces
 machine of another architecture there is no filter (`program` is None) and the channels above
 stay open (README.md, "Security: the bot sandbox").
 
-The program is built once per process with `struct`: some forty instructions, for which a
+The program is built once per process with `struct`: some sixty instructions, for which a
 libseccomp binding would bring a native library and a package to every machine that plays
 (PyPI has no maintained one); `listing` prints it instruction by instruction.
 """
@@ -43,12 +51,13 @@ from typing import Any
 
 # struct seccomp_data: int nr; u32 arch; u64 instruction_pointer; u64 args[6] (both
 # architectures are little-endian, so an argument's low 32 bits come first).
-NR, ARCH, ARG1_LOW = 0, 4, 16 + 8 * 1
+NR, ARCH, ARG0_LOW, ARG1_LOW = 0, 4, 16, 16 + 8 * 1
 
 # Classic BPF opcodes (linux/bpf_common.h): the only ones the program uses.
 LD_ABS = 0x20  # BPF_LD | BPF_W | BPF_ABS: A = the 32-bit word at offset k of seccomp_data
 AND = 0x54  # BPF_ALU | BPF_AND | BPF_K: A &= k
 JEQ = 0x15  # BPF_JMP | BPF_JEQ | BPF_K: if A == k, skip jt instructions, else jf
+JSET = 0x45  # BPF_JMP | BPF_JSET | BPF_K: if A & k, skip jt instructions, else jf
 RET = 0x06  # BPF_RET | BPF_K: the verdict k
 
 ALLOW = 0x7FFF0000  # SECCOMP_RET_ALLOW
@@ -73,6 +82,7 @@ LOCK_COMMANDS = {
     "F_GETLEASE": 1025,
 }
 NOTIFY_COMMANDS = {"F_NOTIFY": 1026}
+CLONE_NEWUSER = 0x10000000  # linux/sched.h: the flag that makes a new user namespace
 
 LOCKS = ("flock",)  # calls that fail with ENOLCK
 FCNTLS = ("fcntl", "fcntl64")  # calls whose command decides
@@ -85,7 +95,11 @@ DENIED = (  # calls that fail with EPERM
     "add_key",
     "request_key",
     "keyctl",
+    "shmget",
+    "ipc",
 )
+NAMESPACES = ("clone", "unshare")  # calls whose flags (the first argument) decide
+NOT_THERE = ("clone3",)  # calls that fail with ENOSYS (the C library falls back)
 
 
 @dataclass(frozen=True)
@@ -104,6 +118,8 @@ X86_64 = Abi(  # arch/x86/entry/syscalls/syscall_64.tbl; x32 shares these number
     0xC000003E,  # AUDIT_ARCH_X86_64: EM_X86_64 | __AUDIT_ARCH_64BIT | __AUDIT_ARCH_LE
     ~X32_BIT & 0xFFFFFFFF,
     {
+        "shmget": 29,
+        "clone": 56,
         "fcntl": 72,
         "flock": 73,
         "add_key": 248,
@@ -112,8 +128,10 @@ X86_64 = Abi(  # arch/x86/entry/syscalls/syscall_64.tbl; x32 shares these number
         "inotify_init": 253,
         "inotify_add_watch": 254,
         "inotify_init1": 294,
+        "unshare": 272,
         "fanotify_init": 300,
         "fanotify_mark": 301,
+        "clone3": 435,
     },
 )
 I386 = Abi(  # arch/x86/entry/syscalls/syscall_32.tbl
@@ -122,6 +140,8 @@ I386 = Abi(  # arch/x86/entry/syscalls/syscall_32.tbl
     None,
     {
         "fcntl": 55,
+        "ipc": 117,
+        "clone": 120,
         "flock": 143,
         "fcntl64": 221,
         "add_key": 286,
@@ -129,9 +149,12 @@ I386 = Abi(  # arch/x86/entry/syscalls/syscall_32.tbl
         "keyctl": 288,
         "inotify_init": 291,
         "inotify_add_watch": 292,
+        "unshare": 310,
         "inotify_init1": 332,
         "fanotify_init": 338,
         "fanotify_mark": 339,
+        "shmget": 395,
+        "clone3": 435,
     },
 )
 AARCH64 = Abi(  # include/uapi/asm-generic/unistd.h (no inotify_init: only inotify_init1)
@@ -143,11 +166,15 @@ AARCH64 = Abi(  # include/uapi/asm-generic/unistd.h (no inotify_init: only inoti
         "inotify_init1": 26,
         "inotify_add_watch": 27,
         "flock": 32,
+        "unshare": 97,
+        "shmget": 194,
         "add_key": 217,
         "request_key": 218,
         "keyctl": 219,
+        "clone": 220,
         "fanotify_init": 262,
         "fanotify_mark": 263,
+        "clone3": 435,
     },
 )
 ARM = Abi(  # arch/arm/tools/syscall.tbl (EABI)
@@ -156,16 +183,20 @@ ARM = Abi(  # arch/arm/tools/syscall.tbl (EABI)
     None,
     {
         "fcntl": 55,
+        "clone": 120,
         "flock": 143,
         "fcntl64": 221,
+        "shmget": 307,
         "add_key": 309,
         "request_key": 310,
         "keyctl": 311,
         "inotify_init": 316,
         "inotify_add_watch": 317,
+        "unshare": 337,
         "inotify_init1": 360,
         "fanotify_init": 367,
         "fanotify_mark": 368,
+        "clone3": 435,
     },
 )
 # A machine (os.uname().machine), its own calls and the 32-bit calls its kernel also takes.
@@ -203,6 +234,13 @@ def _abi_block(abi: Abi) -> list[tuple[str | None, Instruction]]:
     for name in DENIED:
         if name in n:
             out.append((None, Instruction(JEQ, n[name], "denied", None, f"{name}: EPERM")))
+    for name in NAMESPACES:
+        if name in n:
+            note = f"{name}: by its flags"
+            out.append((None, Instruction(JEQ, n[name], "namespaces", None, note)))
+    for name in NOT_THERE:
+        if name in n:
+            out.append((None, Instruction(JEQ, n[name], "no-such", None, f"{name}: ENOSYS")))
     out.append((None, Instruction(RET, ALLOW, note="any other call: allowed")))
     return out
 
@@ -227,8 +265,12 @@ def instructions(machine: str) -> list[tuple[str | None, Instruction]] | None:
         out.append((None, Instruction(JEQ, value, "denied", None, f"{name}: EPERM")))
     out += [
         (None, Instruction(RET, ALLOW, note="any other command: allowed")),
+        ("namespaces", Instruction(LD_ABS, ARG0_LOW, note="A = the flags (low 32 bits)")),
+        (None, Instruction(JSET, CLONE_NEWUSER, "denied", None, "a new user namespace?")),
+        (None, Instruction(RET, ALLOW, note="any other flags: allowed")),
         ("no-locks", Instruction(RET, ERRNO | errno.ENOLCK, note="fail with ENOLCK")),
         ("denied", Instruction(RET, ERRNO | errno.EPERM, note="fail with EPERM")),
+        ("no-such", Instruction(RET, ERRNO | errno.ENOSYS, note="fail with ENOSYS")),
     ]
     return out
 
@@ -265,11 +307,11 @@ def listing(machine: str) -> str:
     found = instructions(machine)
     if found is None:
         return f"no filter for {machine}"
-    names = {LD_ABS: "ld", AND: "and", JEQ: "jeq", RET: "ret"}
+    names = {LD_ABS: "ld", AND: "and", JEQ: "jeq", JSET: "jset", RET: "ret"}
     lines = []
     for i, ((label, ins), (_, jt, jf, _)) in enumerate(zip(found, _assemble(found), strict=True)):
         where = f"{label}:" if label else ""
-        jumps = f" jt {i + 1 + jt} jf {i + 1 + jf}" if ins.code == JEQ else ""
+        jumps = f" jt {i + 1 + jt} jf {i + 1 + jf}" if ins.code in (JEQ, JSET) else ""
         lines.append(f"{i:3} {where:<10}{names[ins.code]} {ins.k:#x}{jumps}  ; {ins.note}")
     return "\n".join(lines)
 

@@ -2,14 +2,25 @@
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
 
 import trio
 
 from arena.referee.bot import BotProcess
 from arena.referee.folders import BotSpec
 from protocol.messages import MAX_LINE_BYTES
+from tests.helpers.paths import TEST_BOTS
+
+
+def orphan_bot(folder: Path) -> Path:
+    """tests/bots/orphan_bot.c (a bot that leaves short-lived orphans), built in `folder`."""
+    program = folder / "orphan_bot"
+    source = TEST_BOTS / "orphan_bot.c"
+    subprocess.run(["cc", "-O2", "-o", str(program), str(source)], check=True)
+    return program
 
 
 @asynccontextmanager

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import logging
 import os
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,7 +22,7 @@ from arena.referee import processes
 from arena.referee.folders import BotSpec
 from arena.referee.game import RefereeConfig
 from arena.referee.records import GameRecord
-from tests.helpers.paths import TEST_BOTS
+from tests.helpers.processes import orphan_bot as build_orphan_bot
 
 HANDFUL = 12  # zombies there may be at once: the orphans of the games at once, till reaped
 GAMES, AT_ONCE = 1000, 4
@@ -32,10 +31,7 @@ GAMES, AT_ONCE = 1000, 4
 @pytest.fixture(scope="module")
 def orphan_bot(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """tests/bots/orphan_bot.c, built (the worker, on this machine, runs it where it is)."""
-    program = tmp_path_factory.mktemp("orphan-bot") / "orphan_bot"
-    source = TEST_BOTS / "orphan_bot.c"
-    subprocess.run(["cc", "-O2", "-o", str(program), str(source)], check=True)
-    return program
+    return build_orphan_bot(tmp_path_factory.mktemp("orphan-bot"))
 
 
 @pytest.fixture(scope="module")

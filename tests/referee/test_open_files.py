@@ -29,6 +29,7 @@ async def limits(sandbox: SandboxConfig | None) -> list[str]:
         assert bot.process is not None
         with trio.fail_after(10):
             await bot.process.wait()
+            await bot._stderr_closed.wait()  # (read to its end before it is closed)
         await bot.close()
     return bot.stderr_text().split()
 

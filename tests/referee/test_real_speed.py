@@ -61,13 +61,13 @@ async def test_games_longer_than_15_seconds_end_without_a_fault() -> None:
 
 
 async def test_soak_a_sandboxed_tournament_of_bots_that_think(tmp_path: Path) -> None:
-    """40 games (20 deals, both seatings) between bots that take 50 ms a move, sandboxed, two
+    """40 games (20 deals, both seatings) between bots that take 50 ms a move, sandboxed, four
     games at once: every game ends with no fault, each one journaled."""
     bots = [
         command_bot("steady", "{python}", BOTS / "random_bot.py", "0.05"),
         command_bot("steady-too", "{python}", BOTS / "random_bot.py", "0.05"),
     ]
-    path = write_tournament(tmp_path, bots, deals=20, jobs=2, sandbox="on")
+    path = write_tournament(tmp_path, bots, deals=20, jobs=4, sandbox="on")
     t = load_tournament(path)
     with ResultsDir.open(tmp_path / "results", t) as folder:
         await run_tournament(t, folder)

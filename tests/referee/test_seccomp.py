@@ -47,8 +47,13 @@ REFUSED = {  # what the filter answers
     "inotify_init1": "EPERM",
     "add_key": "EPERM",
     "keyctl": "EPERM",
+    "unshare": "EPERM",
+    "shmget": "EPERM",
 }
-ALLOWED = ("write", "read", "pipe", "F_GETFL", "F_SETFL", "F_SETFD", "F_DUPFD", "mmap", "listdir")
+ALLOWED = (
+    "write", "read", "pipe", "F_GETFL", "F_SETFL", "F_SETFD", "F_DUPFD", "mmap", "listdir",
+    "fork", "thread",
+)  # fmt: skip
 
 # Each call once, on a file under /usr (shared by every sandbox) or the process's own /tmp;
 # prints {call: "ok" or the error's name}.
@@ -92,6 +97,24 @@ attempt("inotify_init1", lambda: checked(libc.inotify_init1(0)))
 attempt("keyctl", lambda: checked(libc.syscall(numbers["keyctl"], 1, None)))
 attempt("add_key", lambda: checked(libc.syscall(
     numbers["add_key"], b"user", b"arena-probe", b"x", 1, ctypes.c_int(-3))))
+attempt("unshare", lambda: checked(libc.unshare(0x10000000)))  # CLONE_NEWUSER
+attempt("shmget", lambda: checked(libc.shmget(0, 1 << 20, 0o1600)))  # IPC_PRIVATE, IPC_CREAT
+def forked():
+    pid = os.fork()
+    if pid == 0:
+        os._exit(7)
+    if os.waitpid(pid, 0)[1] >> 8 != 7:
+        sys.exit("the child did not run")
+attempt("fork", forked)
+def threaded():
+    import threading
+    ran = []
+    t = threading.Thread(target=ran.append, args=(1,))
+    t.start()
+    t.join()
+    if ran != [1]:
+        sys.exit("the thread did not run")
+attempt("thread", threaded)
 attempt("pipe", lambda: [os.close(fd) for fd in os.pipe()])
 attempt("F_GETFL", lambda: fcntl.fcntl(own, fcntl.F_GETFL))
 attempt("F_SETFL", lambda: fcntl.fcntl(own, fcntl.F_SETFL, os.O_NONBLOCK))
@@ -187,6 +210,8 @@ def run_filter(program: bytes, arch: int, nr: int, args: tuple[int, ...] = ()) -
             a &= k
         elif op == seccomp.JEQ:
             pc += jt if a == k else jf
+        elif op == seccomp.JSET:
+            pc += jt if a & k else jf
         elif op == seccomp.RET:
             return int(k)
         else:
@@ -222,6 +247,12 @@ def test_the_program_refuses_exactly_the_locks_notifications_and_keys(machine: s
         for name in seccomp.DENIED:
             if name in n:
                 assert verdict(n[name]) == refused(errno.EPERM)
+        for name in seccomp.NAMESPACES:  # by the flags: only a new user namespace is refused
+            new_user = seccomp.CLONE_NEWUSER
+            assert verdict(n[name], new_user | 0x11) == refused(errno.EPERM)
+            assert verdict(n[name], 0x01200011) == seccomp.ALLOW  # fork's flags
+            assert verdict(n[name], 0x3D0F00) == seccomp.ALLOW  # a thread's
+        assert verdict(n["clone3"]) == refused(errno.ENOSYS)
         blocked = set(n.values())
         for nr in range(0, 600):
             if nr not in blocked:

@@ -19,7 +19,7 @@ from arena.referee import processes
 from arena.referee.folders import BotSpec
 from arena.referee.game import play_game
 from arena.referee.sandbox import SandboxConfig
-from tests.helpers.paths import TEST_BOTS
+from tests.helpers.processes import orphan_bot as build_orphan_bot
 
 HANDFUL = 12  # zombies there may be at once: a game's orphans between two reapings
 
@@ -27,37 +27,42 @@ HANDFUL = 12  # zombies there may be at once: a game's orphans between two reapi
 @pytest.fixture(scope="module")
 def orphan_bot(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """tests/bots/orphan_bot.c, built."""
-    program = tmp_path_factory.mktemp("orphan-bot") / "orphan_bot"
-    source = TEST_BOTS / "orphan_bot.c"
-    subprocess.run(["cc", "-O2", "-o", str(program), str(source)], check=True)
-    return program
+    return build_orphan_bot(tmp_path_factory.mktemp("orphan-bot"))
 
 
-def zombies(pid: int) -> list[str]:
-    """The names of the zombies among process `pid`'s children (those of its main thread,
-    to which the kernel hands orphans)."""
-    out = []
-    for child in processes.handed_over(pid):
-        try:
-            stat = Path(f"/proc/{child}/stat").read_bytes()
-        except OSError:
-            continue
-        name, rest = stat.split(b" (", 1)[1].rsplit(b")", 1)
-        if rest.split()[0] == b"Z":
-            out.append(name.decode())
-    return out
+def zombie_name(pid: int) -> str | None:
+    """The name of process `pid` if it is a zombie, else None."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return None
+    name, rest = stat.split(b" (", 1)[1].rsplit(b")", 1)
+    return name.decode() if rest.split()[0] == b"Z" else None
 
 
-async def play_many(specs: list[BotSpec], games: int, at_once: int) -> int:
+def zombie_pids(pid: int) -> frozenset[int]:
+    """The zombies among process `pid`'s children now (those of its main thread, to which the
+    kernel hands orphans)."""
+    return frozenset(c for c in processes.handed_over(pid) if zombie_name(c) is not None)
+
+
+def zombies(pid: int, before: frozenset[int]) -> list[str]:
+    """The names of the zombies among process `pid`'s children but those of `before` (left by
+    earlier tests of the same process: processes their code started and never waited for)."""
+    names = (zombie_name(c) for c in zombie_pids(pid) - before)
+    return [name for name in names if name is not None]
+
+
+async def play_many(specs: list[BotSpec], games: int, at_once: int, before: frozenset[int]) -> int:
     """Play `games` games of odin-race between `specs`, `at_once` at a time, counting this
-    process's zombies all along; the most there were at once."""
+    process's zombies (but `before`) all along; the most there were at once."""
     most = 0
     limiter = trio.CapacityLimiter(at_once)
 
     async def count() -> None:
         nonlocal most
         while most <= HANDFUL:  # (past it, the test has failed: counting thousands is slow)
-            most = max(most, len(zombies(os.getpid())))
+            most = max(most, len(zombies(os.getpid(), before)))
             await trio.sleep(0.01)
 
     async def game(seed: int) -> None:
@@ -74,30 +79,33 @@ async def play_many(specs: list[BotSpec], games: int, at_once: int) -> int:
     return most
 
 
-async def none_left() -> list[str]:
-    """This process's zombies once the last reaping (a tenth of a second at most) is done."""
+async def none_left(before: frozenset[int]) -> list[str]:
+    """This process's zombies (but `before`) once the last reaping (a tenth of a second at
+    most) is done."""
     with trio.move_on_after(2):
-        while zombies(os.getpid()):
+        while zombies(os.getpid(), before):
             await trio.sleep(0.02)
-    return zombies(os.getpid())
+    return zombies(os.getpid(), before)
 
 
 async def test_a_thousand_games_of_a_bot_leaving_orphans_leave_no_zombie(
     orphan_bot: Path,
 ) -> None:
     spec = BotSpec("orphans", [str(orphan_bot)])
-    most = await play_many([spec, spec], 1000, at_once=4)
+    before = zombie_pids(os.getpid())
+    most = await play_many([spec, spec], 1000, at_once=4, before=before)
     assert most <= HANDFUL
-    assert await none_left() == []
+    assert await none_left(before) == []
 
 
 async def test_sandboxes_beside_unsandboxed_bots_leave_no_defunct_bwrap(orphan_bot: Path) -> None:
     """A sandbox's init is handed to the referee (a subreaper) when bwrap ends: reaped too."""
     inside = BotSpec("inside", [str(orphan_bot)], sandbox=SandboxConfig(mode="on"))
     outside = BotSpec("outside", [str(orphan_bot)])
-    most = await play_many([inside, outside], 30, at_once=2)
+    before = zombie_pids(os.getpid())
+    most = await play_many([inside, outside], 30, at_once=2, before=before)
     assert most <= HANDFUL
-    assert await none_left() == []  # (before: a defunct bwrap for each sandbox)
+    assert await none_left(before) == []  # (before: a defunct bwrap for each sandbox)
 
 
 def test_the_children_other_code_waits_for_keep_their_exit_status() -> None:
