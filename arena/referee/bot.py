@@ -182,11 +182,15 @@ class BotProcess:
         per-process limit alone lets a bot of many processes, or of memory files, take the
         machine): a `memory` fault. A long look (a bot of many processes holding many
         descriptors) lets the referee's other tasks run as it goes, and is followed by a
-        longer wait: the watch takes at most MEMORY_SHARE of the referee's time."""
+        longer wait: the watch takes at most MEMORY_SHARE of the referee's time. The first
+        look comes MEMORY_POLL after the start (the bot's own start-up is not slowed by it)."""
         assert self.process is not None
         held = memory.BotMemory(self.process.pid)
         limit = limit_mb * MIB
-        while not self.killed and self.process.returncode is None:
+        while True:
+            await trio.sleep(max(MEMORY_POLL, held.spent / MEMORY_SHARE - held.spent))
+            if self.killed or self.process.returncode is not None:
+                return
             used = await held.look(limit)
             if used.total > limit and not self.killed:
                 files = ""
@@ -205,7 +209,6 @@ class BotProcess:
                 if self.on_violation is not None:
                     self.on_violation(fault)
                 return
-            await trio.sleep(max(MEMORY_POLL, held.spent / MEMORY_SHARE - held.spent))
 
     async def close(self, grace: float = 0.0) -> None:
         """Give the bot `grace` seconds to exit by itself, then kill its group and reap it."""
