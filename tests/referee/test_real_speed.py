@@ -39,10 +39,15 @@ def test_the_sandbox_works_here() -> None:
     assert sandbox_problem() is None, f"{sandbox_problem()}: bash .ci/run installs bubblewrap"
 
 
-async def test_games_longer_than_15_seconds_end_without_a_fault() -> None:
-    """Two games at once, one sandboxed and one not, each between bots that think 0.3 and
-    0.35 s a move, run well past the 10 s at which trio retires idle threads: no fault, every
-    move by the bots themselves. (odin-race, seed 9: 52 decisions with these bots.)"""
+async def test_games_longer_than_15_seconds_and_a_soak_of_thinking_bots_end_without_a_fault(
+    tmp_path: Path,
+) -> None:
+    """At once (their bots mostly wait, so they share the run without slowing each other):
+    - two games, one sandboxed and one not, each between bots that think 0.3 and 0.35 s a
+      move, run well past the 10 s at which trio retires idle threads: no fault, every move by
+      the bots themselves (odin-race, seed 9: 52 decisions with these bots);
+    - a soak: 40 games (20 deals, both seatings) between bots that take 50 ms a move,
+      sandboxed, four games at once: every game ends with no fault, each one journaled."""
     config = RefereeConfig(limits=Limits(startup_ms=10_000, move_ms=1_000))
     records: dict[str, GameRecord] = {}
 
@@ -50,33 +55,27 @@ async def test_games_longer_than_15_seconds_end_without_a_fault() -> None:
         bots = [thinker(0.3, sandbox), thinker(0.35, sandbox)]
         records[key] = await play_game("odin-race", bots, seed=9, config=config)
 
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(game, "sandboxed", ON)
-        nursery.start_soon(game, "unsandboxed", None)
+    bots = [
+        command_bot("steady", "{python}", BOTS / "random_bot.py", "0.05"),
+        command_bot("steady-too", "{python}", BOTS / "random_bot.py", "0.05"),
+    ]
+    t = load_tournament(write_tournament(tmp_path, bots, deals=20, jobs=4, sandbox="on"))
+    with ResultsDir.open(tmp_path / "results", t) as folder:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(game, "sandboxed", ON)
+            nursery.start_soon(game, "unsandboxed", None)
+            nursery.start_soon(run_tournament, t, folder)
+        soak = folder.records()
     for key, record in records.items():
         check_record(record, set())
         assert record.seconds > 15, (key, record.seconds)
         assert all(m.by == "bot" for m in record.moves), key
         assert all(s.sandboxed == (key == "sandboxed") for s in record.seats)
-
-
-async def test_soak_a_sandboxed_tournament_of_bots_that_think(tmp_path: Path) -> None:
-    """40 games (20 deals, both seatings) between bots that take 50 ms a move, sandboxed, four
-    games at once: every game ends with no fault, each one journaled."""
-    bots = [
-        command_bot("steady", "{python}", BOTS / "random_bot.py", "0.05"),
-        command_bot("steady-too", "{python}", BOTS / "random_bot.py", "0.05"),
-    ]
-    path = write_tournament(tmp_path, bots, deals=20, jobs=4, sandbox="on")
-    t = load_tournament(path)
-    with ResultsDir.open(tmp_path / "results", t) as folder:
-        await run_tournament(t, folder)
-        records = folder.records()
-    assert len(records) == 40
-    assert [f for r in records for f in r.faults] == []
-    assert all(s.sandboxed for r in records for s in r.seats)
-    assert all(m.by == "bot" and m.ms >= 50 for r in records for m in r.moves)
-    assert sum(r.seconds for r in records) > 60  # real thinking: about 2 s a game
+    assert len(soak) == 40
+    assert [f for r in soak for f in r.faults] == []
+    assert all(s.sandboxed for r in soak for s in r.seats)
+    assert all(m.by == "bot" and m.ms >= 50 for r in soak for m in r.moves)
+    assert sum(r.seconds for r in soak) > 60  # real thinking: about 2 s a game
 
 
 @pytest.mark.parametrize("sandbox", [ON, None], ids=["sandboxed", "unsandboxed"])
