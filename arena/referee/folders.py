@@ -26,7 +26,7 @@ import msgspec
 
 from arena.games import all_rulesets
 from arena.games.errors import ArenaError
-from arena.referee import memory, processes
+from arena.referee import guardian, memory, processes
 from arena.referee.programs import ProgramError, run_hint, script_problem
 from arena.referee.sandbox import (
     MIB,
@@ -554,18 +554,7 @@ def _take_back(folder: str, user: int, owners: dict[str, tuple[int, int, int]]) 
 def _end_user(user: int) -> None:
     """Kill every process of `user` (a build's throwaway user) until none is left: a build
     stopped by the referee may still be dying when its sandbox's monitor has exited."""
-    for _ in range(500):
-        found = [
-            p
-            for p in map(int, filter(str.isdigit, os.listdir("/proc")))
-            if processes.status_value(p, b"Uid:") == user
-        ]
-        if not found:
-            return
-        for pid in found:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-        time.sleep(0.01)
+    guardian.kill_until_none(lambda pid: processes.status_value(pid, b"Uid:") == user, 500)
 
 
 def _tail(output: bytes, lines: int = BUILD_TAIL) -> str:

@@ -14,6 +14,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 
 MARK = "ARENA_BOT"
 
@@ -33,12 +34,14 @@ def end_all(run: str) -> None:
     """SIGKILL every process carrying this referee's mark, until none is left."""
     entry = f"{MARK}={run}/".encode()
     me = os.getpid()
-    for _ in range(200):
-        found = [
-            int(p)
-            for p in os.listdir("/proc")
-            if p.isdigit() and int(p) != me and carries(int(p), entry, prefix=True)
-        ]
+    kill_until_none(lambda pid: pid != me and carries(pid, entry, prefix=True), 200)
+
+
+def kill_until_none(which: Callable[[int], bool], tries: int) -> None:
+    """SIGKILL every process `which` says (of its pid) is to end, looking again until none is
+    left (one that was dying may be there still, or have started another), `tries` times."""
+    for _ in range(tries):
+        found = [int(p) for p in os.listdir("/proc") if p.isdigit() and which(int(p))]
         if not found:
             return
         for pid in found:

@@ -89,23 +89,16 @@ class BotMemory:
         """The bot's memory now (0 once it is gone). When the upper bound is over `limit`
         bytes, the mapped pages of its memory files are looked for to count each once."""
         steps = self._steps(limit)
-        while True:
-            try:
-                next(steps)
-            except StopIteration as done:
-                used: Memory = done.value
-                return used
+        while (used := _step(steps)) is None:
+            pass
+        return used
 
     async def look(self, limit: int) -> Memory:
         """`measure`, letting trio run other tasks every STEP seconds of its work."""
         steps = self._steps(limit)
-        while True:
-            try:
-                next(steps)
-            except StopIteration as done:
-                used: Memory = done.value
-                return used
+        while (used := _step(steps)) is None:
             await trio.lowlevel.checkpoint()
+        return used
 
     def _steps(self, limit: int) -> Generator[None, None, Memory]:
         """`measure`, stopping (a yield) every STEP seconds of its work."""
@@ -248,6 +241,16 @@ def _mapped_by(pid: int, files: set[tuple[int, int]], devices: set[int]) -> int:
         elif counted and head == b"Anonymous:":
             total += (rss - int(line.split()[1])) * 1024
     return total
+
+
+def _step(steps: Generator[None, None, Memory]) -> Memory | None:
+    """One step of a look (`BotMemory._steps`): its result once it is done, else None."""
+    try:
+        next(steps)
+    except StopIteration as done:
+        used: Memory = done.value
+        return used
+    return None
 
 
 def _shmem(pid: int) -> int:
