@@ -201,8 +201,7 @@ class BotProcess:
                     )
                 fault = BotFault(
                     "memory",
-                    f"used {used.total / MIB:.0f} MiB in all its processes together, over "
-                    f"its limit of {limit_mb} MiB{files}",
+                    memory.over_limit(used.total, limit_mb) + files,
                 )
                 self.violation = fault
                 self.kill()

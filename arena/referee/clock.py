@@ -118,6 +118,13 @@ class Deadline:
             raise self.late(at)
         return (at - self.start) * 1000
 
+    def had(self, overrun_ms: float | None, now: float) -> float:
+        """The milliseconds the bot had for a decision it faulted in, at `now`: its allowance
+        and the overrun of a late answer, or else all the time since it was asked."""
+        if overrun_ms is not None:
+            return self.allowance + overrun_ms
+        return (now - self.start) * 1000
+
     def late(self, at: float) -> BotFault:
         """The timeout of an answer read at `at`, past the limit."""
         overrun = (at - self.due) * 1000

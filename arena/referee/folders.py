@@ -464,10 +464,7 @@ def _follow(proc: subprocess.Popen[bytes], memory_mb: int | None) -> tuple[bytes
             if memory_mb is not None and now - looked >= BUILD_POLL:
                 looked = now
                 if (used := held.measure(memory_mb * MIB).total) > memory_mb * MIB:
-                    stopped = (
-                        f"used {used / MIB:.0f} MiB in all its processes together, over its "
-                        f"limit of {memory_mb} MiB"
-                    )
+                    stopped = memory.over_limit(used, memory_mb)
                     break
             wait = min(BUILD_POLL, deadline - now)
             if not reading:

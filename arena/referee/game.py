@@ -141,7 +141,6 @@ class _Game:
         self.margin = config.margin_ms
         self.asking = Deadline(0, 0.0, math.inf, 0.0)  # the decision being asked
         self.playing = False  # past the handshake
-        self.asked_at = 0.0  # when the decision being asked began: the bot's time runs from it
         self.suspended = False  # whether this task waited since it last checked for a cancel
         self.now: Callable[[], float] = trio.current_time  # (the run's clock itself, in `play`)
         # Looked up once for `play`, whose loop runs once a decision:
@@ -260,8 +259,8 @@ class _Game:
         """The bot has written a line that no request asked for (`Connection.pending`): its
         fault, raised with the line, under the decision's deadline (what waits may be the end
         of its output, when it exited: `receive` says which)."""
-        now = self.asked_at = self.now()
-        asking = self.asking = Deadline(seat, now, self.clocks[seat].allowance(), self.margin)
+        allowance = self.clocks[seat].allowance()
+        asking = self.asking = Deadline(seat, self.now(), allowance, self.margin)
         clock.deadline = asking.limit
         self.suspended = True
         line, _ = await conn.receive()
@@ -279,8 +278,7 @@ class _Game:
         if conn.pending():
             await self.unrequested(seat, conn, clock)
         allowance = clock_of_seat.allowance()
-        now = self.asked_at = self.now()
-        asking = self.asking = Deadline(seat, now, allowance, self.margin)
+        asking = self.asking = Deadline(seat, self.now(), allowance, self.margin)
         clock.deadline = asking.limit
         events = state.events_for(seat, self.cursor[seat])
         self.cursor[seat] = state.event_count
@@ -292,7 +290,7 @@ class _Game:
             time_ms=_whole_ms(allowance),  # whole ms, as every clock field
             bank_ms=_whole_ms(clock_of_seat.bank),
         )
-        start = self.asked_at = asking.start = self.now()  # the bot's time runs from here
+        start = asking.start = self.now()  # the bot's time runs from here
         await conn.send(encode_line(request))
         line, at = await conn.receive()
         if at < start:  # read before the request was sent: an extra line, not the answer
@@ -435,7 +433,7 @@ class _Game:
                             )
                             encode_into(request, buffer)  # (cut to the new request's length)
                             buffer.extend(b"\n")
-                            start = self.asked_at = now()  # the bot's time runs from here
+                            start = now()  # the bot's time runs from here
                             asking = self.asking = Deadline(seat, start, allowance, margin)
                             deadline = asking.limit  # when the referee stops waiting
                             if deadline > start:  # `BotProcess.exchange`, its calls written out
@@ -470,12 +468,8 @@ class _Game:
                     except (BotFault, IllegalAction) as exc:
                         clock.deadline = math.inf
                         self.fault(seat, exc, self.decision)
-                        # the time the bot had: to its answer (late: its allowance and the
-                        # overrun), else until the fault
-                        overrun = getattr(exc, "overrun_ms", None)
-                        if overrun is not None:
-                            ms = self.asking.allowance + overrun
-                        ms = ms or (now() - self.asked_at) * 1000
+                        # the time the bot had: to its answer, else as its deadline says
+                        ms = ms or self.asking.had(getattr(exc, "overrun_ms", None), now())
                     state = self.state  # a new one, if a bot's action broke the old one
                     if len(times) == len(state.history):  # not applied: the fallback decides
                         self.conclude(seat, legal, ms)
@@ -489,10 +483,7 @@ class _Game:
                 self.suspended = True
                 fault = await self.timed_out()
                 self.fault(asking.seat, fault, self.decision)
-                # the time the bot had: its allowance and the overrun, or all that was waited
-                waited = (now() - asking.start) * 1000
-                overrun = fault.overrun_ms
-                ms = asking.allowance + overrun if overrun is not None else waited
+                ms = asking.had(fault.overrun_ms, now())
                 self.conclude(asking.seat, state.legal_actions(), ms)
 
     def apply(self, action: Action | _ByValue) -> None:

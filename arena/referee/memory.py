@@ -19,9 +19,10 @@ descriptor: 128 processes of 256 are 32,768); it lets the referee's other tasks 
 STEP seconds of its work (`BotMemory.look`), so that other games' bots are not kept waiting,
 and says how long its work took (`BotMemory.spent`), so that the watch can look less often.
 
-Not seen: System V shared memory that no process has attached, a memory file sent through a
-socket and never received, and a mount of the bot's own (a user namespace, where the kernel
-allows one): only a memory cgroup would count those.
+Not seen: a memory file sent through a socket and never received: only a memory cgroup
+would count it. (System V shared memory, which no process need hold, and mounts of the bot's
+own, in a user namespace of its own, are refused by the sandbox's system-call filter:
+`arena.referee.seccomp`.)
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from typing import NamedTuple
 import trio
 
 from arena.referee import processes
-from arena.referee.sandbox import SCRATCH
+from arena.referee.sandbox import MIB, SCRATCH
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
 #: The sandbox's writable mounts, all tmpfs (`arena.referee.sandbox.wrap`).
@@ -179,6 +180,15 @@ class BotMemory:
             if _shmem(pid) > 0:
                 total += _mapped_by(pid, files, devices)
         return total
+
+
+def over_limit(total: int, limit_mb: int) -> str:
+    """Why a bot (or its build) holding `total` bytes, over its `limit_mb`, is stopped: the
+    reason of its `memory` fault, after its name."""
+    return (
+        f"used {total / MIB:.0f} MiB in all its processes together, over its limit of "
+        f"{limit_mb} MiB"
+    )
 
 
 def _mounts(init: int) -> list[tuple[str, int]] | None:

@@ -9,7 +9,8 @@ Resource limits are set inside by `prlimit`; when the referee runs as root the b
 as a throwaway unprivileged user (`setpriv`), since the kernel exempts root from the
 process limit and root could read root-only files. A system-call filter (`seccomp`) denies
 file locks, file notifications and keyrings, through which bots in sandboxes side by side
-could talk.
+could talk, and user namespaces and System V shared memory, which would hold memory that no
+look at a bot's processes sees.
 """
 
 from __future__ import annotations

@@ -170,9 +170,11 @@ def unpack(parcel: Parcel, data: bytes, base: Path | None = None) -> Path:
     lock = os.open(base / f".{parcel.digest}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     with os.fdopen(lock, "r+b") as held:
         fcntl.flock(held, fcntl.LOCK_EX)
-        members = _members(data)
+        members: dict[str, tuple[str, bytes]] | None = None  # (read only if a folder is there)
         for _ in range(3):
             if os.path.lexists(target):
+                if members is None:
+                    members = _members(data)
                 if _sound(target, members):
                     return _remember(target)
                 aside = base / f".{parcel.digest[:16]}-old-{secrets.token_hex(8)}"
