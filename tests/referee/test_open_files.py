@@ -18,7 +18,9 @@ from arena.referee.bot import BotProcess
 from arena.referee.folders import BotSpec
 from arena.referee.sandbox import SandboxConfig
 
-LIMITS = ["/bin/sh", "-c", "ulimit -Sn >&2; ulimit -Hn >&2"]
+#: reads its limits once the referee has started it and says go, as a bot reads its hello
+#: line first: the limit is given back just after the start (spawn._give_back_fd_limit)
+LIMITS = ["/bin/sh", "-c", "read go; ulimit -Sn >&2; ulimit -Hn >&2"]
 
 
 async def limits(sandbox: SandboxConfig | None) -> list[str]:
@@ -27,6 +29,7 @@ async def limits(sandbox: SandboxConfig | None) -> list[str]:
     async with trio.open_nursery() as nursery:
         await bot.start(nursery)
         assert bot.process is not None
+        await bot.send(b"go\n")
         with trio.fail_after(10):
             await bot.process.wait()
             await bot._stderr_closed.wait()  # (read to its end before it is closed)
@@ -55,7 +58,8 @@ from arena.referee import spawn
 raised = raise_fd_limit()
 
 async def main():
-    child = spawn.spawn(["/bin/sh", "-c", "ulimit -Sn"])
+    child = spawn.spawn(["/bin/sh", "-c", "read go; ulimit -Sn"])
+    await child.stdin.send_all(b"go\\n")
     print(spawn.FD_LIMIT, raised, (await child.stdout.receive_some(100)).decode().strip())
     await child.wait()
 
