@@ -25,9 +25,17 @@ from arena.cli.inputs import (
     referee_config,
     with_sandbox,
 )
+from arena.cli.tracing import TraceFile, TraceOption, opened_trace
 from arena.games import all_rulesets, get_ruleset
-from arena.referee.check import CheckReport, Problem, check_bot
-from arena.referee.faults import HINTS
+from arena.games.text import counted
+from arena.referee.check import (
+    CheckReport,
+    Problem,
+    ProblemGroup,
+    check_bot,
+    grouped,
+    player_counts,
+)
 from arena.referee.folders import BotSpec
 from arena.referee.records import GameRecord
 
@@ -61,16 +69,33 @@ def check_bot_cmd(
             "it, to tell whether the sandbox is the cause: the bot then runs as you, unconfined",
         ),
     ] = False,
+    players: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--players",
+            "-n",
+            help="player counts to try, repeated or as a list (-n 2 -n 4, or -n 2,4); "
+            "default: the fewest and the most each ruleset allows",
+        ),
+    ] = None,
+    trace: TraceOption = False,
+    trace_file: TraceFile = None,
 ) -> None:
     """Play a bot against random opponents, in every seat, and report every protocol problem,
     and whether it works inside the sandbox."""
+    counts = _counts(players)
+    asked = [get_ruleset(r) for r in ruleset or ()]
+    for rs in asked:  # before the bot is built: a count a ruleset refuses
+        player_counts(rs, counts)
     spec = with_sandbox(load_bots([bot]), sandbox, limit)[0]
-    if ruleset:
-        rulesets = [get_ruleset(r) for r in ruleset]
+    if asked:
+        rulesets = asked
     elif spec.rulesets is not None:
         rulesets = [get_ruleset(r) for r in spec.rulesets]
     else:
         rulesets = all_rulesets()
+    for rs in rulesets:  # before any game
+        player_counts(rs, counts)
     unlisted = [r.id for r in rulesets if spec.refusal(r.id) is not None]
     if unlisted and spec.rulesets is not None:
         say(
@@ -81,47 +106,95 @@ def check_bot_cmd(
     config = referee_config(move_time, startup_time, 0.0, 0.0)
 
     def progress(rec: GameRecord, seat: int) -> None:
-        say(f"  {rec.ruleset} with {rec.players} players, seat {seat}, seed {rec.seed}: done")
+        fault = next((f for f in rec.faults if f.seat == seat), None)
+        table = counted(rec.players, "player")
+        where = f"  {rec.ruleset} with {table}, seat {seat}, seed {rec.seed}: "
+        if fault is None:
+            say(where, "done")
+        else:
+            say(where, (f"{fault.kind} {fault_place(fault)}", "red"))
 
     def unsandboxed(p: Problem) -> None:
         say(
             ("warning:", "yellow"),
-            f" playing {p.ruleset} ({p.players} players, seat {p.seat}, seed {p.seed}) again "
+            f" playing {p.ruleset} ({counted(p.players, 'player')}, seat {p.seat}, seed {p.seed}) "
+            "again "
             f"WITHOUT the sandbox (--try-unsandboxed): {spec.name} runs as {_user()}, "
             "unconfined",
         )
 
-    report = run_trio(
-        lambda: check_bot(
-            spec,
-            rulesets,
-            games=games,
-            config=config,
-            on_game=progress,
-            try_unsandboxed=try_unsandboxed,
-            on_unsandboxed=unsandboxed,
+    with opened_trace(trace, trace_file) as tracing:
+        report = run_trio(
+            lambda: check_bot(
+                spec,
+                rulesets,
+                games=games,
+                config=config,
+                on_game=progress,
+                try_unsandboxed=try_unsandboxed,
+                on_unsandboxed=unsandboxed,
+                players=counts,
+                trace=tracing,
+            )
         )
-    )
     say(
-        f"{spec.name}: {report.games} games, {report.decisions} decisions, "
+        f"{spec.name}: {counted(report.games, 'game')}, "
+        f"{counted(report.decisions, 'decision')}, "
         f"slowest {report.slowest_ms:.1f} ms"
         + (" (one it faulted on)" if report.slowest_faulted else "")
     )
     show_sandbox_verdict(spec, report)
+    if trace_file is not None:
+        say(f"trace written to {trace_file}")
     if report.ok:
         console.print("[green]no problems found[/green]")
         return
-    for p in report.problems:
-        f = p.fault
-        say(
-            (f.kind, "red"),
-            f" in {p.ruleset} ({p.players} players, seat {p.seat}, seed {p.seed}) "
-            f"{fault_place(f)}: ",
-            f.sentence(),
-        )
-        say(f"  hint: {HINTS[f.kind]}")
-        show_stderr(p.stderr)
+    for group in grouped(report.problems):
+        show_group(group, report.games)
     raise typer.Exit(1)
+
+
+GAMES_LISTED = 10  # games named per cause, at most
+
+
+def show_group(group: ProblemGroup, games: int) -> None:
+    """The problems of one cause: how many games of all it came in, what the bot did (the
+    first time, when they differ), in which games, the hint and the first one's stderr."""
+    first = group.first
+    n = len(group.problems)
+    of = f" in {n} of {counted(games, 'game')}"
+    say(
+        (first.fault.kind, "red"),
+        of + (": " if group.alike else ", the first: "),
+        first.fault.sentence(),
+    )
+    where = [f"{p.game} {fault_place(p.fault)}" for p in group.problems[:GAMES_LISTED]]
+    if n > GAMES_LISTED:
+        where.append(f"and {n - GAMES_LISTED} more")
+    say(f"  in {', '.join(where)}")
+    say(f"  hint: {first.hint}")
+    show_stderr(first.stderr)
+
+
+def _counts(players: list[str] | None) -> list[int] | None:
+    """The player counts of --players, each given alone or in a comma-separated list."""
+    if not players:
+        return None
+    counts: list[int] = []
+    for given in players:
+        for word in given.split(","):
+            try:
+                n = int(word.strip())
+            except ValueError:
+                raise typer.BadParameter(
+                    f"expected a number of players, got {word.strip()!r}", param_hint="--players"
+                ) from None
+            if n < 1:
+                raise typer.BadParameter(
+                    f"expected a number of players, 1 or more, got {n}", param_hint="--players"
+                )
+            counts.append(n)
+    return counts
 
 
 def _user() -> str:

@@ -1,65 +1,32 @@
-"""What every command shares: the typer app, the console, errors caught once, plain output,
-running trio, and a game's result with its faults."""
+"""What every command shares: the registry commands join, the console, errors caught once,
+plain output, running trio, and a game's result with its faults. It stays light (no trio,
+league or referee at import: `arena games` imports it), importing them where they are used."""
 
 from __future__ import annotations
 
 import functools
-import importlib.metadata
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import trio
 import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from arena.cli.views import shown
+from arena.cli.app import ArenaCommand
 from arena.games.errors import ArenaError, first_leaf
-from arena.league.capacity import raise_fd_limit
-from arena.league.results import Damage
-from arena.referee.records import Fault, GameRecord
-from arena.referee.spawn import NoResources
 from arena.referee.text import plain
 
-app = typer.Typer(
-    help="arena: fair games between bot programs, enforced rules and ratings.",
-    no_args_is_help=True,
-    add_completion=False,
-)
+if TYPE_CHECKING:
+    from arena.league.results import Damage
+    from arena.referee.records import Fault, GameRecord
+
+# The commands, as each command's module registers them (`command`); `arena.cli.app` imports
+# a module only when one of its commands runs or shows its help, and takes it from here.
+registry = typer.Typer(add_completion=False)
 console = Console()
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
-protocol_app = typer.Typer(help="The bot protocol.", no_args_is_help=True)
-app.add_typer(protocol_app, name="protocol")
-
-
-DISTRIBUTION = "arena-referee"  # the name in pyproject.toml, which `arena --version` shows
-
-
-def _version(asked: bool) -> None:
-    """`arena --version`: the distribution's name and installed version, then exit."""
-    if not asked:
-        return
-    try:
-        version = importlib.metadata.version(DISTRIBUTION)
-    except importlib.metadata.PackageNotFoundError:
-        version = "(not installed: pip install -e . to give it a version)"
-    say(f"{DISTRIBUTION} {version}")
-    raise typer.Exit()
-
-
-@app.callback()
-def _start(
-    version: Annotated[
-        bool,
-        typer.Option(
-            "--version", help="show the version and exit", callback=_version, is_eager=True
-        ),
-    ] = False,
-) -> None:
-    """arena: fair games between bot programs, enforced rules and ratings."""
-    raise_fd_limit()  # each bot costs the referee a few descriptors: use all allowed
 
 
 def command(name: str | None = None, *, on: typer.Typer | None = None) -> Callable[[F], F]:
@@ -74,7 +41,7 @@ def command(name: str | None = None, *, on: typer.Typer | None = None) -> Callab
             except ArenaError as exc:
                 raise fail(str(exc)) from None
 
-        (on or app).command(name)(run)
+        (on or registry).command(name, cls=ArenaCommand)(run)
         return fn
 
     return register
@@ -112,17 +79,29 @@ def fault_place(fault: Fault) -> str:
     return "during the handshake" if fault.decision is None else f"at decision {fault.decision}"
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, stopping a run as Ctrl-C does (`run_trio(..., sigterm=True)`)."""
+
+
 def run_trio(
-    fn: Callable[..., Awaitable[T]], *args: Any, saved: Callable[[], str] | None = None
+    fn: Callable[..., Awaitable[T]],
+    *args: Any,
+    saved: Callable[[], str] | None = None,
+    sigterm: bool = False,
 ) -> T:
     """trio.run, with Ctrl-C surfacing as a plain KeyboardInterrupt (not inside a group), the
     referee's own lack of resources as an error in words, and any other error in words
-    (a results folder that can no longer be written) as itself; `saved` says what was kept."""
+    (a results folder that can no longer be written) as itself; `saved` says what was kept.
+    With `sigterm`, SIGTERM stops the run as Ctrl-C does, surfacing as `Terminated`."""
+    import trio
+
+    from arena.referee.spawn import NoResources
+
     try:
-        return trio.run(fn, *args)
+        return trio.run(_terminable(fn) if sigterm else fn, *args)
     except BaseExceptionGroup as group:
-        if group.subgroup(KeyboardInterrupt) is not None:
-            raise KeyboardInterrupt from None
+        if (stop := group.subgroup(KeyboardInterrupt)) is not None:
+            raise first_leaf(stop) from None
         if (lack := group.subgroup(NoResources)) is not None:
             raise _stopped(first_leaf(lack), saved) from None
         if (error := group.subgroup(ArenaError)) is not None:
@@ -132,6 +111,30 @@ def run_trio(
         raise _stopped(exc, saved) from None
     except ArenaError as exc:
         raise _failed(exc, saved) from None
+
+
+def _terminable(fn: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T]]:
+    """`fn`, run beside a watch for SIGTERM that raises `Terminated`: the run is cancelled as
+    by Ctrl-C (games in flight stopped, their bots ended, nothing more journaled)."""
+    import signal
+
+    import trio
+
+    async def run(*args: Any) -> T:
+        with trio.open_signal_receiver(signal.SIGTERM) as signals:
+            async with trio.open_nursery() as nursery:
+
+                async def watch() -> None:
+                    async for _ in signals:
+                        raise Terminated
+
+                nursery.start_soon(watch)
+                try:
+                    return await fn(*args)
+                finally:
+                    nursery.cancel_scope.cancel()
+
+    return run
 
 
 def _failed(exc: ArenaError, saved: Callable[[], str] | None) -> typer.Exit:
@@ -150,6 +153,8 @@ def _stopped(exc: BaseException, saved: Callable[[], str] | None) -> typer.Exit:
 def show_record(record: GameRecord, *, stderr: bool = False) -> None:
     """The result table, then every fault in words (with `stderr`, and the end of the
     faulted bot's stderr); all a bot wrote is shown as plain text."""
+    from arena.cli.views import shown
+
     table = Table(title=shown(f"{record.ruleset}, seed {record.seed}"))
     for col in ("seat", "bot", "score", "rank", "faults"):
         table.add_column(col, justify="right" if col in ("score", "rank") else "left")

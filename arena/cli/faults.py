@@ -10,6 +10,7 @@ import msgspec
 import typer
 
 from arena.cli.common import command, say
+from arena.games.text import counted as counted_noun  # (`counted` below counts games)
 from arena.league.fault_report import STDERR_LINES, counts_by_bot, fault_entries
 from arena.league.results import ResultsDir
 from arena.referee.records import (
@@ -86,6 +87,6 @@ def faults(
     )
     who = f" of {bot}" if bot is not None else ""
     say(
-        f"{len(entries)} faults{who} in {len(faulted)} of {games} games"
-        + (f" ({summary})" if summary else "")
+        f"{counted_noun(len(entries), 'fault')}{who} in {len(faulted)} of "
+        f"{counted_noun(games, 'game')}" + (f" ({summary})" if summary else "")
     )

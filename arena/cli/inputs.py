@@ -103,6 +103,7 @@ Workers = Annotated[
     int | None,
     typer.Option(
         "--workers",
+        min=1,
         help="play the games in N worker processes on this machine, each a referee running "
         "its share of the games at once (needs arena-referee[cluster]; default: the file's, "
         "else in this process)",
@@ -179,14 +180,18 @@ CLOCK_OPTIONS = {
     "startup": "--startup-time",
     "bank": "--bank",
     "increment": "--increment",
+    "margin": "--margin",
 }
 
 
-def _clock_option(field: str) -> Callable[[float], float]:
+def _clock_option(field: str) -> Callable[[float | None], float | None]:
     """A callback checking a clock option as it is parsed (`arena.referee.clock.check`), so a
-    value that cannot work stops the command before any bot is loaded or built."""
+    value that cannot work stops the command before any bot is loaded or built (None: the
+    option was not given, where it has no default)."""
 
-    def checked(value: float) -> float:
+    def checked(value: float | None) -> float | None:
+        if value is None:
+            return None
         try:
             return clock.check(field, value, CLOCK_OPTIONS[field])
         except clock.ClockError as exc:
@@ -227,6 +232,50 @@ Increment = Annotated[
 ]
 Options = Annotated[
     list[str] | None, typer.Option("--option", "-o", help="ruleset option key=value")
+]
+
+# The clock of a tournament given as flags (unset: the tournament file's defaults, as
+# `arena play` has them).
+TournamentMoveTime = Annotated[
+    float | None,
+    typer.Option(
+        "--move-time",
+        help="seconds per decision (0.001 to 86400; default 1)",
+        callback=_clock_option("move"),
+    ),
+]
+TournamentStartupTime = Annotated[
+    float | None,
+    typer.Option(
+        "--startup-time",
+        help="seconds to answer hello (0.001 to 86400; default 10)",
+        callback=_clock_option("startup"),
+    ),
+]
+TournamentBank = Annotated[
+    float | None,
+    typer.Option(
+        "--bank",
+        help="time bank in seconds, drawn on past --move-time (0 to 86400; default 0)",
+        callback=_clock_option("bank"),
+    ),
+]
+TournamentIncrement = Annotated[
+    float | None,
+    typer.Option(
+        "--increment",
+        help="seconds added to the bank per decision (0 to 86400; default 0)",
+        callback=_clock_option("increment"),
+    ),
+]
+Margin = Annotated[
+    float | None,
+    typer.Option(
+        "--margin",
+        help="seconds past a decision's allowance within which an answer read is still "
+        "taken (0 to 1; default 0.02)",
+        callback=_clock_option("margin"),
+    ),
 ]
 
 

@@ -1,4 +1,4 @@
-"""`arena games`, `arena demo` and `arena play`: the rulesets, and one game shown move by move."""
+"""`arena demo` and `arena play`: one game shown move by move (`arena games` is in `rulesets`)."""
 
 from __future__ import annotations
 
@@ -32,30 +32,14 @@ from arena.cli.inputs import (
     referee_config,
     with_sandbox,
 )
-from arena.games import GameState, all_rulesets, describe_options, get_ruleset
+from arena.cli.tracing import TraceFile, TraceOption, check_writable, opened_trace
+from arena.games import GameState, get_ruleset
 from arena.games.base import Audience
 from arena.games.random_play import random_game
-from arena.games.registry import show_value
 from arena.games.text import progress_lines
+from arena.referee.faults import hint
 from arena.referee.game import play_game
-from arena.referee.records import Fault, append_record
-
-
-@command()
-def games() -> None:
-    """List the rulesets with their player counts and options."""
-    table = Table(title="Rulesets")
-    table.add_column("id", style="bold")
-    table.add_column("players")
-    table.add_column("options")
-    table.add_column("summary")
-    for rs in all_rulesets():
-        opts = "\n".join(
-            f"{o.name}={o.allowed} (default {show_value(o.default)})"
-            for o in describe_options(rs.options_type)
-        )
-        table.add_row(rs.id, rs.player_counts, opts or "-", rs.summary)
-    console.print(table)
+from arena.referee.records import Fault, GameRecord, append_record
 
 
 @command()
@@ -106,8 +90,12 @@ def play(
     sandbox: SandboxMode = None,
     limit: Limit = None,
     allow_mixed_sandbox: AllowMixed = False,
+    trace: TraceOption = False,
+    trace_file: TraceFile = None,
 ) -> None:
     """Play one game between bots and show it move by move."""
+    if record is not None:  # before any bot is built or started: the game is not lost
+        check_writable(record, "--record", append=True)
     specs = load_bots(bots, ruleset)
     specs = with_sandbox(specs, sandbox, limit, allow_mixed=allow_mixed_sandbox)
     config = referee_config(move_time, startup_time, bank, increment)
@@ -137,19 +125,34 @@ def play(
     rs = get_ruleset(ruleset)
     options = rs.options(parse_options(option))
     rs.check_players(len(specs))
-    result = run_trio(
-        lambda: play_game(
-            ruleset,
-            specs,
-            options=options,
-            seed=seed,
-            config=config,
-            observer=observe,
-            on_fault=charged,
+    with opened_trace(trace, trace_file) as tracing:
+        result = run_trio(
+            lambda: play_game(
+                ruleset,
+                specs,
+                options=options,
+                seed=seed,
+                config=config,
+                observer=observe,
+                on_fault=charged,
+                trace=tracing,
+            )
         )
-    )
     if record is not None:  # first: nothing shown may cost the record
         append_record(record, result)
     show_record(result, stderr=True)
+    if not quiet:
+        show_hints(result)
     if record is not None:
         say(f"record appended to {record}")
+    if trace_file is not None:
+        say(f"trace written to {trace_file}")
+
+
+def show_hints(record: GameRecord) -> None:
+    """A hint for each faulted bot's author, fitted to the fault's cause."""
+    for f in record.faults:
+        say(
+            f"hint for {f.bot} (seat {f.seat}, {f.kind}): ",
+            hint(f.kind, f.reason, record.stderr[f.seat]),
+        )

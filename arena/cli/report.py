@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from arena.cli.common import command, say, warn_damage
+from arena.games.text import counted
 from arena.league.report import build_report, size_text, write
 
 REPORT_FILE = "report.html"  # where the report goes by default, inside the results folder
@@ -50,6 +51,11 @@ def report_cmd(
     broken = len(page.replays.refs) - embedded
     say(
         f"wrote {target} ({size_text(size)}, {time.perf_counter() - start:.1f} s): "
-        f"{len(page.games)} games, {embedded} replays"
-        + (f", {broken} games that do not reproduce (no replay)" if broken else "")
+        f"{counted(len(page.games), 'game')}, {counted(embedded, 'replay')}"
+        + (
+            f", {counted(broken, 'game')} that {'does' if broken == 1 else 'do'} not reproduce "
+            "(no replay)"
+            if broken
+            else ""
+        )
     )

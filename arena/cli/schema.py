@@ -7,12 +7,13 @@ from typing import Annotated
 import msgspec
 import typer
 
-from arena.cli.common import (
-    command,
-    protocol_app,
-)
+from arena.cli.app import Group
+from arena.cli.common import command, registry
 from arena.games import get_ruleset
 from protocol.messages import schema
+
+protocol_app = typer.Typer(cls=Group, help="The bot protocol.", no_args_is_help=True)
+registry.add_typer(protocol_app, name="protocol")
 
 
 @command("schema", on=protocol_app)

@@ -12,6 +12,7 @@ import msgspec
 import typer
 
 from arena.cli.common import (
+    Terminated,
     command,
     fail,
     note,
@@ -33,6 +34,7 @@ from arena.cli.inputs import (
     with_sandbox,
 )
 from arena.games import get_ruleset
+from arena.games.text import counted
 from arena.league.executors import executor_for
 from arena.league.match import MatchState, run_match
 from arena.league.match_results import (
@@ -60,12 +62,12 @@ def sprt(
     alpha: Annotated[float, typer.Option(help="false positive rate")] = 0.05,
     beta: Annotated[float, typer.Option(help="false negative rate")] = 0.05,
     max_pairs: Annotated[
-        int, typer.Option(help="stop after this many deal pairs (raise it to play on)")
+        int, typer.Option(min=1, help="stop after this many deal pairs (raise it to play on)")
     ] = 5000,
     seed: Annotated[int, typer.Option(help="seed of the deals")] = 1,
     option: Options = None,
     move_time: MoveTime = 1.0,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", help="games at once")] = 2,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="games at once")] = 2,
     results: Annotated[
         Path, typer.Option(help="the results root; the test's folder is RESULTS/<name>")
     ] = Path("results"),
@@ -84,17 +86,19 @@ def sprt(
 ) -> None:
     """Play paired deals between two bots until an SPRT accepts H0 or H1 (as fishtest); running
     it again resumes it. Exit status: 0 H1 accepted, 1 H0 accepted, 4 no decision."""
+    test = _test(elo0, elo1, alpha, beta)
+    if workers is not None and cluster is not None:
+        raise fail("give --workers (processes on this machine) or --cluster, not both")
+    rs = get_ruleset(ruleset)
+    if not rs.min_players <= 2 <= rs.max_players:
+        seats = rs.player_counts
+        raise fail(f"--ruleset {ruleset}: an SPRT seats two bots, and {ruleset} seats {seats}")
+    try:
+        options = rs.options(parse_options(option))
+    except (ValueError, msgspec.ValidationError) as exc:
+        raise fail(str(exc)) from None
     pair = load_bots([bot_a, bot_b], ruleset)
     a, b = with_sandbox(pair, sandbox, limit, allow_mixed=allow_mixed_sandbox)
-    try:
-        rs = get_ruleset(ruleset)
-        rs.check_players(2)
-        options = rs.options(parse_options(option))
-        test = Sprt(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta)
-    except (ValueError, msgspec.ValidationError) as exc:  # the test's parameters
-        raise fail(str(exc)) from None
-    if max_pairs < 1 or jobs < 1:
-        raise fail("--max-pairs and --jobs take a number >= 1")
     spec = MatchSpec(
         MatchBot.of(a), MatchBot.of(b), ruleset, msgspec.to_builtins(options), seed,
         elo0, elo1, alpha, beta, move_time,
@@ -114,7 +118,8 @@ def sprt(
         say(f"results in {path}")
         if played:
             say(
-                f"resuming: {len(played)} games already played, {before.pairs} pairs counted"
+                f"resuming: {counted(len(played), 'game')} already played, "
+                f"{counted(before.pairs, 'pair')} counted"
                 + ("; the test has ended" if before.status != "continue" else "")
             )
 
@@ -142,19 +147,34 @@ def sprt(
             )  # fmt: skip
 
         try:
-            state = run_trio(play, saved=lambda: f"{_saved(len(folder.games()))}; {resume}")
-        except KeyboardInterrupt:
+            state = run_trio(
+                play, saved=lambda: f"{_saved(len(folder.games()))}; {resume}", sigterm=True
+            )
+        except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM (`Terminated`)
             state = MatchState.recount(test, seed, (a.name, b.name), folder.games())
             summary(state, a.name, b.name, test)
             say(
                 ("interrupted", "yellow"),
                 f": {_saved(len(state.played))} in {path}; {resume}",
             )
-            raise typer.Exit(130) from None
+            raise typer.Exit(143 if isinstance(stop, Terminated) else 130) from None
     summary(state, a.name, b.name, test)
     say((verdict(state, a.name, b.name, test, max_pairs), "bold"))
     if EXIT_CODES[state.status]:
         raise typer.Exit(EXIT_CODES[state.status])
+
+
+def _test(elo0: float, elo1: float, alpha: float, beta: float) -> Sprt:
+    """The test of --elo0, --elo1, --alpha and --beta, each refused by its name when it
+    cannot work."""
+    if not elo0 < elo1:
+        raise fail(f"--elo0 must be below --elo1, not {elo0:g} and {elo1:g}")
+    for flag, rate in (("--alpha", alpha), ("--beta", beta)):
+        if not 0.0 < rate < 1.0:
+            raise fail(f"{flag}: {rate:g} is not a rate between 0 and 1 (both excluded)")
+    if alpha + beta >= 1.0:
+        raise fail(f"--alpha plus --beta must be below 1, not {alpha:g} + {beta:g}")
+    return Sprt(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta)
 
 
 def summary(state: MatchState, a: str, b: str, test: Sprt) -> None:
@@ -170,8 +190,8 @@ def summary(state: MatchState, a: str, b: str, test: Sprt) -> None:
     else:
         elo = f"{estimate.describe()} (95%: {estimate.low:+.1f} to {estimate.high:+.1f})"
     lower, upper = test.bounds()
-    say(f"{a} vs {b}: {state.pairs} pairs")
-    say(f"  games   {a}: W {wins}  D {draws}  L {losses}  ({games} games{score})")
+    say(f"{a} vs {b}: {counted(state.pairs, 'pair')}")
+    say(f"  games   {a}: W {wins}  D {draws}  L {losses}  ({counted(games, 'game')}{score})")
     say(f"  pairs   pentanomial {state.counts}  ({a}'s points per pair: 0, 0.5, 1, 1.5, 2)")
     say(f"  Elo     {elo}")
     say(f"  LLR     {state.llr:+.3f}  (bounds {lower:+.3f}, {upper:+.3f})")
@@ -189,14 +209,14 @@ def verdict(state: MatchState, a: str, b: str, test: Sprt, max_pairs: int) -> st
     if state.status == "H0":
         return f"H0 accepted: {a} is not stronger than {b} by {test.elo1:g} Elo"
     return (
-        f"no decision after {state.pairs} pairs (--max-pairs {max_pairs}); "
+        f"no decision after {counted(state.pairs, 'pair')} (--max-pairs {max_pairs}); "
         "a larger --max-pairs plays on"
     )
 
 
 def _games(n: int) -> str:
     """ "1 finished game", "3 finished games"."""
-    return f"{n} finished game" + ("" if n == 1 else "s")
+    return counted(n, "finished game")
 
 
 def _saved(n: int) -> str:

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import contextlib
+import typing
 from functools import partial
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import msgspec
 import typer
 from rich.live import Live
 
 from arena.cli.common import (
+    Terminated,
     command,
     console,
     note,
@@ -19,7 +21,24 @@ from arena.cli.common import (
     say,
     warn_damage,
 )
-from arena.cli.inputs import AllowMixed, Cluster, Workers, build, sandbox_summary, sandboxed
+from arena.cli.inputs import (
+    CLOCK_OPTIONS,
+    AllowMixed,
+    Cluster,
+    Limit,
+    Margin,
+    Options,
+    TournamentBank,
+    TournamentIncrement,
+    TournamentMoveTime,
+    TournamentStartupTime,
+    Workers,
+    build,
+    load_bots,
+    parse_options,
+    sandbox_summary,
+    sandboxed,
+)
 from arena.cli.views import (
     LiveTournament,
     game_line,
@@ -28,25 +47,153 @@ from arena.cli.views import (
     print_views,
     standings_views,
 )
+from arena.games import get_ruleset
+from arena.games.convert import KeyPath
 from arena.games.errors import ArenaError
-from arena.league.config import ConfigError, Tournament, load_tournament
-from arena.league.executors import Executor, executor_for
-from arena.league.leaderboard import Standings, results_leaderboard
-from arena.league.results import ResultsDir
-from arena.league.tournament import Progress, run_tournament, schedule_of
-from arena.referee.records import GameRecord
-from arena.referee.sandbox import (
-    Mode,
+from arena.games.text import counted
+from arena.league.config import (
+    TOML_FILE,
+    ConfigError,
+    FileNames,
+    Format,
+    Tournament,
+    load_tournament,
+    tournament_from,
+    tournament_toml,
+    write_toml,
 )
+from arena.league.executors import Executor, executor_for
+from arena.league.executors.choice import check_choice
+from arena.league.leaderboard import Standings, parse_anchors, results_leaderboard
+from arena.league.results import CONFIG_FILE, ResultsDir
+from arena.league.tournament import Progress, run_tournament, schedule_of
+from arena.referee.folders import BotSpec
+from arena.referee.records import GameRecord
+from arena.referee.sandbox import Mode, SandboxConfig, with_limits
 
 
 class OptionsError(ArenaError):
     """Options of a command that cannot work together (refused rather than one ignored)."""
 
 
+#: The flags that give a tournament without a file, by the key of the file each one sets.
+FLAG_KEYS: dict[KeyPath, str] = {
+    ("name",): "--name",
+    ("ruleset",): "--ruleset",
+    ("format",): "--format",
+    ("seats",): "--seats",
+    ("deals",): "--deals",
+    ("rounds",): "--rounds",
+    ("challenger",): "--challenger",
+    ("max_tables",): "--max-tables",
+    ("seed",): "--seed",
+    ("deal_file",): "--deal-file",
+    ("options",): "--option",
+    **{("time", field): flag for field, flag in CLOCK_OPTIONS.items()},
+}
+RESULTS = Path("results")  # the default results root
+
+
+class FlagNames(FileNames):
+    """Keys named as the flags that set them (`--deals`, `--move-time`, `--bot 'x'`), for a
+    tournament given as flags."""
+
+    rename = (
+        "a bot is named by its bot.toml or its program; to name bots otherwise, write a "
+        "tournament file with a name = in each [[bots]] table"
+    )
+
+    def __init__(self, bots: list[str]) -> None:
+        self.bots = bots
+
+    def key(self, path: KeyPath) -> str:
+        if path in FLAG_KEYS:
+            return FLAG_KEYS[path]
+        if len(path) == 2 and path[0] == "options":
+            return f"--option {path[1]}"
+        if len(path) >= 2 and path[0] == "bots":
+            return self.table(path[:2])
+        return super().key(path)
+
+    def table(self, path: KeyPath) -> str:
+        if len(path) == 2 and path[0] == "bots" and isinstance(path[1], int):
+            return f"--bot {self.bots[path[1]]!r}"
+        return super().table(path)
+
+    def setting(self, path: KeyPath, value: object) -> str:
+        return f"{self.key(path)} {value}"
+
+
 @command()
 def tournament(
-    file: Annotated[Path, typer.Argument(help="the tournament file (TOML)")],
+    file: Annotated[
+        Path | None,
+        typer.Argument(
+            help="the tournament file (TOML), or the results folder of a tournament given as "
+            "flags; none: the tournament is --ruleset and the --bot flags",
+            show_default=False,
+        ),
+    ] = None,
+    ruleset: Annotated[
+        str | None,
+        typer.Option("--ruleset", "-r", help="without a file: the ruleset (see `arena games`)"),
+    ] = None,
+    bot: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--bot",
+            "-b",
+            help="without a file: a bot folder (with bot.toml) or a command line; once per bot",
+        ),
+    ] = None,
+    format_: Annotated[
+        Format | None,
+        typer.Option("--format", help="without a file: round-robin (the default), swiss, gauntlet"),
+    ] = None,
+    seats: Annotated[
+        int | None, typer.Option("--seats", help="without a file: seats per table (default 2)")
+    ] = None,
+    deals: Annotated[
+        int | None,
+        typer.Option(
+            "--deals",
+            help="without a file: deals per table, each played in every seating (default 1)",
+        ),
+    ] = None,
+    rounds: Annotated[
+        int | None, typer.Option("--rounds", help="without a file: swiss rounds (default 5)")
+    ] = None,
+    challenger: Annotated[
+        str | None,
+        typer.Option("--challenger", help="without a file: the bot a gauntlet sets against all"),
+    ] = None,
+    max_tables: Annotated[
+        int | None,
+        typer.Option(
+            "--max-tables", help="without a file: play a balanced sample of this many tables"
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None, typer.Option("--seed", help="without a file: seed of the deals (default 1)")
+    ] = None,
+    name: Annotated[
+        str | None,
+        typer.Option(
+            "--name",
+            help="without a file: the tournament's name, its results folder (default: the "
+            "ruleset's id)",
+        ),
+    ] = None,
+    deal_file: Annotated[
+        Path | None,
+        typer.Option("--deal-file", help="without a file: play the deals of this file's seeds"),
+    ] = None,
+    option: Options = None,
+    move_time: TournamentMoveTime = None,
+    startup_time: TournamentStartupTime = None,
+    bank: TournamentBank = None,
+    increment: TournamentIncrement = None,
+    margin: Margin = None,
     jobs: Annotated[
         int | None,
         typer.Option(
@@ -54,8 +201,13 @@ def tournament(
         ),
     ] = None,
     results: Annotated[
-        Path, typer.Option(help="the results root; the tournament's folder is RESULTS/<name>")
-    ] = Path("results"),
+        Path | None,
+        typer.Option(
+            help="the results root; the tournament's folder is RESULTS/<name> (default: "
+            "results, or the parent of the results folder given as FILE)",
+            show_default=False,
+        ),
+    ] = None,
     fresh: Annotated[
         bool,
         typer.Option("--fresh", help="discard earlier results of this tournament and start over"),
@@ -72,44 +224,135 @@ def tournament(
             "(default: the file's, else auto: on where bubblewrap works)",
         ),
     ] = None,
+    limit: Limit = None,
     allow_mixed_sandbox: AllowMixed = False,
     workers: Workers = None,
     cluster: Cluster = None,
 ) -> None:
-    """Run a tournament; running it again resumes where it stopped."""
-    t = load_tournament(file)
+    """Run a tournament, from a file or from flags; running it again resumes where it stopped."""
+    # Given as flags (--ruleset, a --bot per bot, --deals, --format and the others standing
+    # for a file's keys), the tournament is written as tournament.toml into its results
+    # folder; the same command, or `arena tournament RESULTS/<name>`, resumes it.
+    if jobs is not None and jobs < 1:
+        raise ConfigError("--jobs takes a number of games >= 1")
+    flags: dict[str, object] = {
+        "--ruleset": ruleset, "--bot": bot, "--format": format_, "--seats": seats,
+        "--deals": deals, "--rounds": rounds, "--challenger": challenger,
+        "--max-tables": max_tables, "--seed": seed, "--name": name, "--deal-file": deal_file,
+        "--option": option, "--move-time": move_time, "--startup-time": startup_time,
+        "--bank": bank, "--increment": increment, "--margin": margin,
+    }  # fmt: skip
+    given = [flag for flag, value in flags.items() if value is not None]
+    written: str | None = None  # the tournament file to write into the folder (flags)
+    if file is not None:
+        if given:
+            raise OptionsError(
+                f"{' and '.join(given)} {'gives' if len(given) == 1 else 'give'} a tournament "
+                f"without a file, and {file} is one: set it in the file, or leave out the "
+                "file (--jobs, --sandbox, --limit, --workers and --cluster go with either)"
+            )
+        t = load_tournament(file)
+        results_folder = file.is_dir() and (file / CONFIG_FILE).is_file()
+        root = results if results is not None else file.parent if results_folder else RESULTS
+        again = f"arena tournament {file}" + (f" --results {results}" if results else "")
+    else:
+        if ruleset is None or not bot:
+            raise OptionsError(
+                "give a tournament file, or the tournament as flags: --ruleset and a --bot "
+                "for each bot (see arena tournament --help)"
+            )
+        clock = {"move": move_time, "startup": startup_time, "bank": bank}
+        clock |= {"increment": increment, "margin": margin}
+        raw = _flags_tournament(ruleset, bot, flags, clock)
+        root = RESULTS if results is None else results
+        source = root / str(raw["name"]) / TOML_FILE
+        t = tournament_from(raw, source, names=FlagNames(bot), prefix="")
+        written = tournament_toml(
+            raw,
+            "The tournament given as flags to `arena tournament`, which wrote it here:\n"
+            f"`arena tournament {source.parent}` runs it again (resumes it).",
+        )
+        again = f"arena tournament {source.parent}"
     workers = t.config.workers if workers is None and cluster is None else workers
     cluster = t.config.cluster if cluster is None and workers is None else cluster
+    check_choice(workers, cluster)  # refused before anything is built or written
+    bots = t.bots if not limit else _with_limits(t.bots, limit)
     mixed = allow_mixed_sandbox or t.config.allow_mixed_sandbox
-    t = msgspec.structs.replace(t, bots=sandboxed(t.bots, sandbox, allow_mixed=mixed))
+    t = msgspec.structs.replace(t, bots=sandboxed(bots, sandbox, allow_mixed=mixed))
     if cluster is None:  # built in its sandbox; on a cluster, each worker builds what it is sent
         t = msgspec.structs.replace(t, bots=build(t.bots))
     if jobs is not None:
-        if jobs < 1:
-            raise ConfigError("--jobs takes a number of games >= 1")
         t = msgspec.structs.replace(t, config=msgspec.structs.replace(t.config, jobs=jobs))
-    folder = ResultsDir.open(results, t, fresh=fresh, on_damage=warn_damage)
-    with executor_for(
-        t.jobs,
-        t.config.seats,
-        workers=workers,
-        cluster=cluster,
-        on_note=note,
-        cluster_jobs=t.config.jobs,  # asked in the file or with --jobs; else the cluster's threads
-    ) as executor:
-        _run(t, folder, file, results, executor)
+    with ResultsDir.open(root, t, fresh=fresh, on_damage=warn_damage) as folder:
+        if written is not None:
+            write_toml(folder.path / TOML_FILE, written)
+        with executor_for(
+            t.jobs,
+            t.config.seats,
+            workers=workers,
+            cluster=cluster,
+            on_note=note,
+            cluster_jobs=t.config.jobs,  # asked in the file or with --jobs; else the threads
+        ) as executor:
+            _run(t, folder, again, executor)
 
 
-def _run(t: Tournament, folder: ResultsDir, file: Path, results: Path, executor: Executor) -> None:
-    """Run or resume the tournament on `executor`, live, then show its standings."""
+def _flags_tournament(
+    ruleset: str, bots: list[str], flags: dict[str, object], clock: dict[str, float | None]
+) -> dict[str, Any]:
+    """The tables of the tournament file that the flags stand for: the keys given, each bot
+    as its path or its command, all read from the folder the command runs in (`base`).
+    Options are typed by the ruleset (the string is kept where TOML has no value: none)."""
+    specs = load_bots(bots)  # each bot refused in the words of `arena play`, before any key
+    raw: dict[str, Any] = {
+        "name": flags["--name"] if flags["--name"] is not None else ruleset,
+        "ruleset": ruleset,
+        "base": str(Path.cwd()),
+    }
+    for key in ("format", "seats", "deals", "rounds", "challenger", "max_tables", "seed"):
+        value = flags[f"--{key.replace('_', '-')}"]
+        if value is not None:
+            raw[key] = value
+    if flags["--deal-file"] is not None:
+        raw["deal_file"] = str(flags["--deal-file"])
+    options = parse_options(typing.cast("list[str] | None", flags["--option"]))
+    if options:
+        typed = msgspec.to_builtins(get_ruleset(ruleset).options(options))
+        raw["options"] = {k: options[k] if typed[k] is None else typed[k] for k in options}
+    time = {field: value for field, value in clock.items() if value is not None}
+    if time:
+        raw["time"] = time
+    raw["bots"] = [
+        {"path": text} if spec.folder is not None and Path(text).is_dir() else {"command": text}
+        for text, spec in zip(bots, specs, strict=True)
+    ]
+    return raw
+
+
+def _with_limits(specs: list[BotSpec], limits: list[str]) -> list[BotSpec]:
+    """Each bot's sandbox with the --limit settings over its own (the file's)."""
+    out = []
+    for spec in specs:
+        try:
+            config = with_limits(spec.sandbox or SandboxConfig(), limits)
+        except ValueError as exc:
+            raise OptionsError(f"--limit: {exc}") from None
+        out.append(msgspec.structs.replace(spec, sandbox=config))
+    return out
+
+
+def _run(t: Tournament, folder: ResultsDir, again: str, executor: Executor) -> None:
+    """Run or resume the tournament on `executor`, live, then show its standings (those so
+    far when it is interrupted: Ctrl-C or SIGTERM)."""
     schedule = schedule_of(t)
     total = schedule.total()
     names = [b.name for b in t.bots]
     c = t.config
     say(
         (c.name, "bold"),
-        f": {c.format} of {len(names)} bots on {c.ruleset}, "
-        f"{c.seats} seats, {total} games, {executor.describe()}; results in {folder.path}",
+        f": {c.format} of {counted(len(names), 'bot')} on {c.ruleset}, "
+        f"{counted(c.seats, 'seat')}, {counted(total, 'game')}, {executor.describe()}; "
+        f"results in {folder.path}",
     )
     say(sandbox_summary(t.bots))
     # One read of the journal, as summaries: which games are done, and the standings so far
@@ -117,7 +360,7 @@ def _run(t: Tournament, folder: ResultsDir, file: Path, results: Path, executor:
     standings = Standings(names)
     finished = folder.finished(standings.add)
     if finished:
-        console.print(f"resuming: {len(finished)} games already played", highlight=False)
+        console.print(f"resuming: {counted(len(finished), 'game')} already played", highlight=False)
     # In a terminal: a live progress bar and the top of the table. Elsewhere (CI logs, a
     # pipe), where a live view shows nothing: a line per finished game, as it finishes.
     if console.is_terminal:
@@ -133,9 +376,6 @@ def _run(t: Tournament, folder: ResultsDir, file: Path, results: Path, executor:
             standings.add(record)
             say(game_line(record, progress))
 
-    again = f"arena tournament {file}" + (
-        f" --results {results}" if results != Path("results") else ""
-    )
     try:
         with shown_live:
             run_trio(
@@ -149,23 +389,38 @@ def _run(t: Tournament, folder: ResultsDir, file: Path, results: Path, executor:
                     schedule=schedule,
                     executor=executor,
                 ),
-                saved=lambda: (
-                    f"{len(finished)} finished games are saved; once it can run, "
-                    f"resume with: {again}"
-                ),
+                saved=lambda: f"{_saved(len(finished))}; once it can run, resume with: {again}",
+                sigterm=True,
             )
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM (`Terminated`)
         console.print()
+        del schedule
+        if finished:
+            _standings(folder, standings, finished, f"{c.name} so far")
         say(
             ("interrupted", "yellow"),
-            f": {len(finished)} finished games are saved in {folder.path}. Resume with: {again}",
+            f": {_saved(len(finished))} in {folder.path}. Resume with: {again}",
         )
-        raise typer.Exit(130) from None
+        raise typer.Exit(143 if isinstance(stop, Terminated) else 130) from None
     del schedule  # every game is played: let its games go before the standings are fitted
+    _standings(folder, standings, finished, c.name)
+    say(f"results: {folder.path}  (arena leaderboard {folder.path})")
+
+
+def _standings(
+    folder: ResultsDir, standings: Standings, finished: dict[str, tuple[int, ...]], title: str
+) -> None:
+    """The standings of the games played, headed `title` and their count."""
     board = results_leaderboard(folder, standings, finished)
     width = console.width if console.is_terminal else None
-    print_views(console, standings_views(board, f"{c.name}: {board.games} games", width=width))
-    say(f"results: {folder.path}  (arena leaderboard {folder.path})")
+    print_views(
+        console, standings_views(board, f"{title}: {counted(board.games, 'game')}", width=width)
+    )
+
+
+def _saved(games: int) -> str:
+    """ "1 finished game is saved", "3 finished games are saved"."""
+    return f"{counted(games, 'finished game')} {'is' if games == 1 else 'are'} saved"
 
 
 @command("leaderboard")
@@ -181,12 +436,22 @@ def leaderboard_cmd(
             help="show or hide the bot-by-bot table of scores (default: shown up to 10 bots)",
         ),
     ] = None,
+    anchor: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--anchor",
+            metavar="BOT=ELO",
+            help="fix BOT's rating at ELO; the others and their error bars are relative to "
+            "it (repeatable: anchors keep their differences; default: the mean Elo is 0)",
+        ),
+    ] = None,
 ) -> None:
     """Show the standings of a results folder: Elo ± error, score, places, faults; beside
     them the Swiss standings, the deal pairs and the crosstable."""
     _refuse_mixed_outputs(as_json, as_csv, pairs, crosstable)
+    anchors = parse_anchors(anchor or [])
     rd = ResultsDir.existing(folder, on_damage=lambda d: warn_damage(d, err=as_json or as_csv))
-    board = results_leaderboard(rd)
+    board = results_leaderboard(rd, anchors=anchors)
     if as_json:
         typer.echo(leaderboard_json(board))
     elif as_csv:
@@ -197,7 +462,7 @@ def leaderboard_cmd(
         width = console.width if console.is_terminal else None
         views = standings_views(
             board,
-            f"{name}: {board.games} games",
+            f"{name}: {counted(board.games, 'game')}",
             crosstable_shown=crosstable,
             pairs=pairs,
             width=width,

@@ -9,7 +9,7 @@ import io
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import msgspec
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
@@ -24,11 +24,14 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from arena.league.leaderboard import Leaderboard, Row, Standings
-from arena.league.tournament import Progress as TournamentProgress
+from arena.games.text import counted
 from arena.referee.faults import FAULT_KINDS
-from arena.referee.records import GameRecord
 from arena.referee.text import plain
+
+if TYPE_CHECKING:  # the views need none of them to run: `arena games` stays light
+    from arena.league.leaderboard import Leaderboard, Row, Standings
+    from arena.league.tournament import Progress as TournamentProgress
+    from arena.referee.records import GameRecord
 
 CROSSTABLE_BOTS = 10
 """The crosstable is shown by default for a field of at most this many bots."""
@@ -93,12 +96,15 @@ def _table(
 ) -> Table:
     """A table of `columns`, less the droppable ones (highest `drop` first) it takes to fit
     `width` (None: every column), which its caption then names. Cells fold rather than being
-    cut short: if what is left is still too wide, a long name takes two lines."""
+    cut short: if what is left is still too wide, a long name takes two lines; numbers (the
+    right-aligned columns) never wrap."""
 
     def build(kept: list[_Column], notes: list[str]) -> Table:
         table = Table(title=title, caption="\n".join(notes) or None)
         for c in kept:
-            table.add_column(c.header, justify=c.justify, overflow="fold")
+            table.add_column(
+                c.header, justify=c.justify, overflow="fold", no_wrap=c.justify == "right"
+            )
         for cells in zip(*(c.cells for c in kept), strict=True):
             table.add_row(*cells)
         return table
@@ -133,7 +139,7 @@ def leaderboard_table(
     columns = [
         _Column("#", [str(r.rank) for r in rows]),
         _Column("bot", [shown(r.bot) for r in rows], "left"),
-        _Column("Elo", [f"{round(r.elo):+d}" for r in rows]),
+        _Column("Elo", [f"{round(r.elo):{'' if board.anchors else '+'}d}" for r in rows]),
         _Column("± 95%", [f"{r.error:.0f}" for r in rows], drop=2),
         _Column("games", [str(r.games) for r in rows], drop=4),
     ]
@@ -156,7 +162,8 @@ def leaderboard_table(
     caption = None
     if board.unrated:
         caption = (
-            f"{board.unrated} more game(s) ended by a referee error, without a result: not rated"
+            f"{counted(board.unrated, 'more game')} ended by a referee error, without a result: "
+            "not rated"
         )
     return _table(shown(title), columns, caption, width)
 
@@ -186,7 +193,7 @@ def fault_warnings(board: Leaderboard) -> list[Text]:
             ("warning:", "yellow"),
             " ",
             plain(
-                f"{row.bot} faulted in {row.faulted_games} of its {row.games} games "
+                f"{row.bot} faulted in {row.faulted_games} of its {counted(row.games, 'game')} "
                 f"({_faults(row.faults)}): its rating measures its faults, not its play"
             ),
         )
@@ -239,26 +246,113 @@ def crosstable(board: Leaderboard) -> Table:
     """Each bot's points against each other bot, row against column, out of the games they
     shared ("4.5/6"), in the leaderboard's order; the columns are numbered by rank so that
     the table stays narrow; bots without games (last on the board) are left out. Names as
-    plain text."""
-    cells = {(p.bot, p.opponent): p for p in board.pairs}
+    plain text. The whole table, however wide: `crosstable_views` fits it to a terminal."""
+    return crosstable_views(board)[0]
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """How the crosstable is laid out: with its rows' names or not, each cell with its
+    number of games or not (when every pair played as many)."""
+
+    names: bool
+    games: bool
+
+
+def crosstable_views(board: Leaderboard, width: int | None = None) -> list[Table]:
+    """The crosstable (`crosstable`), fitted to `width` (None: whole, one table). Too wide,
+    it narrows in steps that its caption names: cells of points alone when every pair played
+    as many games ("points of the 12 games each pair played"), rows without names (the
+    leaderboard's # names them), and the columns in parts, a table each ("Crosstable,
+    columns 1-5 of 10") with every row: the layout that takes the fewest parts, names kept
+    and games shown when that costs no part. No name and no number is cut or wrapped; only
+    a name wider than the terminal by itself folds."""
     rows = [r for r in board.rows if r.games]
     names = [r.bot for r in rows]
-    columns = [
-        _Column("#", [str(r.rank) for r in rows]),
-        _Column("bot", [shown(name) for name in names], "left"),
-    ]
-    for j, opponent in enumerate(names):
-        column: list[str | Text] = []
-        for name in names:
-            p = cells.get((name, opponent))
-            if name == opponent:
-                column.append("·")
+    found = {(p.bot, p.opponent): p for p in board.pairs}
+    grid = [[found.get((name, opponent)) for opponent in names] for name in names]
+    played = {p.games for line in grid for p in line if p is not None}
+    each = played.pop() if len(played) == 1 else None  # the games of every pair, if the same
+
+    def column(j: int, games: bool) -> _Column:
+        cells: list[str | Text] = []
+        for i, line in enumerate(grid):
+            p = line[j]
+            if i == j:
+                cells.append("·")
             elif p is None:
-                column.append("")
+                cells.append("")
             else:
-                column.append(f"{_number(round(2 * p.score * p.games) / 2)}/{p.games}")
-        columns.append(_Column(str(j + 1), column))
-    return _table("Crosstable", columns, "points/games, row vs column")
+                points = _number(round(2 * p.score * p.games) / 2)
+                cells.append(f"{points}/{p.games}" if games else points)
+        return _Column(str(j + 1), cells)
+
+    def fixed(shape: _Shape) -> list[_Column]:
+        ranks = _Column("#", [str(r.rank) for r in rows])
+        if not shape.names:
+            return [ranks]
+        return [ranks, _Column("bot", [shown(name) for name in names], "left")]
+
+    def notes(shape: _Shape) -> str:
+        said = ["points/games, row vs column"]
+        if not shape.games:
+            said = [f"points of the {counted(each or 0, 'game')} each pair played, row vs column"]
+        if not shape.names:
+            said.append("rows by their # on the leaderboard (names left out to fit the terminal)")
+        return "\n".join(said)
+
+    def tables(shape: _Shape, parts: list[range]) -> list[Table]:
+        out = []
+        for at, part in enumerate(parts):
+            title = "Crosstable"
+            if len(parts) > 1:
+                span = f"{part[0] + 1}-{part[-1] + 1}" if len(part) > 1 else f"{part[0] + 1}"
+                title += f", column{'s' if len(part) > 1 else ''} {span} of {len(names)}"
+            columns = [*fixed(shape), *(column(j, shape.games) for j in part)]
+            caption = notes(shape) if at == 0 else None  # under the widest part
+            out.append(_table(title, columns, caption))
+        return out
+
+    full = _Shape(names=True, games=True)
+    if width is None or not names:
+        return tables(full, [range(len(names))])
+    shapes = [full, _Shape(names=False, games=True)]
+    if each is not None:
+        shapes[1:1] = [_Shape(names=True, games=False)]
+        shapes.append(_Shape(names=False, games=False))
+    best: tuple[_Shape, list[range]] | None = None
+    for shape in shapes:
+        parts = _parts(
+            _own_width(fixed(shape)),
+            [_own_width([column(j, shape.games)]) for j in range(len(names))],
+            width,
+        )
+        if best is None or len(parts) < len(best[1]):
+            best = shape, parts
+        if len(parts) == 1:
+            break
+    assert best is not None
+    return tables(*best)
+
+
+def _own_width(columns: list[_Column]) -> int:
+    """What `columns` add to the width of a table with a border: their natural width in a
+    table of their own, less that table's right edge."""
+    return natural_width(_table("", columns)) - 1
+
+
+def _parts(fixed: int, widths: list[int], width: int) -> list[range]:
+    """The columns (of `widths`) in runs, each run as wide as fits in `width` beside the
+    `fixed` columns, which every part repeats (one column a part when even that is wider)."""
+    parts: list[range] = []
+    start, used = 0, fixed + 1  # the table's right edge
+    for j, own in enumerate(widths):
+        if j > start and used + own > width:
+            parts.append(range(start, j))
+            start, used = j, fixed + 1
+        used += own
+    parts.append(range(start, len(widths)))
+    return parts
 
 
 def pairs_table(board: Leaderboard) -> Table:
@@ -292,7 +386,7 @@ def standings_views(
     if crosstable_shown is None:
         crosstable_shown = 2 <= len(board.rows) <= CROSSTABLE_BOTS and bool(board.pairs)
     if crosstable_shown:
-        items.append(crosstable(board))
+        items += crosstable_views(board, width)
     if pairs:
         items.append(pairs_table(board))
     return items

@@ -30,6 +30,7 @@ from arena.games.bested import (
 from arena.games.bested.actions import card_actions
 from arena.games.melds import KIND_NAMES, Meld, MeldName, code_of
 from arena.games.registry import Ruleset
+from arena.games.text import counted
 
 # --------------------------------------------------------------------------
 # Actions
@@ -61,7 +62,8 @@ class RoundStarted(Struct, tag="round_started", frozen=True, gc=False):
 
     def text(self) -> str:
         return (
-            f"round {self.round}: {self.hand_size} cards dealt to the bot, {self.dummy} face"
+            f"round {self.round}: {counted(self.hand_size, 'card')} dealt to the bot, "
+            f"{self.dummy} face"
             f" down to the dummy, {self.deck} in the draw deck"
         )
 

@@ -19,6 +19,7 @@ from arena.games.base import GameState, IllegalAction, Outcome, ranks_from_score
 from arena.games.cards import WILD_SUIT, CardTable, deal
 from arena.games.events import Dealt
 from arena.games.registry import Ruleset
+from arena.games.text import counted
 
 COLOURS = "ROYGBP"  # red, orange, yellow, green, blue, purple (Odin's six colours)
 SUITS = "SHDC"  # spades, hearts, diamonds, clubs (override-beta)
@@ -55,7 +56,8 @@ class RoundStarted(Struct, tag="round_started", frozen=True):
     aside: int
 
     def text(self) -> str:
-        return f"round {self.round}: seat {self.leader} leads; {self.aside} cards set aside unseen"
+        aside = counted(self.aside, "card")
+        return f"round {self.round}: seat {self.leader} leads; {aside} set aside unseen"
 
 
 class Played(Struct, tag="played", frozen=True):

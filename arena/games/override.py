@@ -16,6 +16,7 @@ from msgspec import Struct
 from arena.games.base import GameState, IllegalAction, Outcome
 from arena.games.cards import CardTable
 from arena.games.registry import Ruleset
+from arena.games.text import counted
 
 SUITS = "SHDC"
 COLOUR_SUITS = ("HD", "SC")  # seat 0 is red, seat 1 is black (docs/rules.md §7.1)
@@ -51,7 +52,8 @@ class Started(Struct, tag="started", frozen=True):
 
     def text(self) -> str:
         return (
-            f"red (seat 0) and black (seat 1) each shuffle {self.piles[0]} cards into a pile; "
+            f"red (seat 0) and black (seat 1) each shuffle {counted(self.piles[0], 'card')} "
+            "into a pile; "
             f"seat {self.first} moves first"
         )
 

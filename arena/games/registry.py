@@ -13,6 +13,8 @@ import msgspec
 
 from arena.games.base import GameState
 from arena.games.errors import ArenaError
+from arena.games.suggest import did_you_mean, unknown
+from arena.games.text import counted
 
 #: What callers may pass as a ruleset's options: a mapping from a file or the command line
 #: (strings such as "true" or "20" are accepted), options already typed (a Struct), or None
@@ -57,6 +59,11 @@ def _allowed(tp: Any) -> str:
     if tp is type(None):
         return "none"
     return getattr(tp, "__name__", str(tp))
+
+
+def _takes_none(info: OptionInfo) -> bool:
+    """Whether an option may be set to none (no value), as its allowed values say."""
+    return "none" in info.allowed.replace("|", " or ").split(" or ")
 
 
 def show_value(value: Any) -> str:
@@ -134,8 +141,14 @@ class Ruleset(Generic[Opts]):
         )
         for name in raw:
             if name not in infos:
-                known = listing or "it has no options"
-                raise GameConfigError(f"{self.id} has no option '{name}'; options: {known}")
+                hint = did_you_mean(name, infos)
+                known = f"options: {listing}" if listing else "it has no options"
+                raise GameConfigError(
+                    f"{self.id} has no option `{name}`" + (f": {hint} " if hint else "; ") + known
+                )
+        for name, value in raw.items():  # "none", as `arena games` shows it: no value
+            if isinstance(value, str) and value.lower() == "none" and _takes_none(infos[name]):
+                raw[name] = None
         try:
             return msgspec.convert(raw, self.options_type, strict=False)
         except msgspec.ValidationError as exc:
@@ -144,14 +157,19 @@ class Ruleset(Generic[Opts]):
             if field in infos:
                 info = infos[field]
                 raise GameConfigError(
-                    f"bad value {raw.get(field)!r} for {self.id} option '{field}': "
+                    f"bad value {raw.get(field)!r} for {self.id} option `{field}`: "
                     f"allowed {info.allowed}"
                 ) from None
             raise GameConfigError(f"bad options for {self.id}: {text}") from None
 
     def check_players(self, players: int) -> None:
         if not self.min_players <= players <= self.max_players:
-            raise GameConfigError(f"{self.id} takes {self.player_counts} players, not {players}")
+            takes = (
+                counted(self.max_players, "player")
+                if self.min_players == self.max_players
+                else f"{self.player_counts} players"
+            )
+            raise GameConfigError(f"{self.id} takes {takes}, not {players}")
 
     def new_game(
         self, players: int, options: OptionsInput = None, seed: int = 0
@@ -180,8 +198,7 @@ def get_ruleset(ruleset_id: str) -> Ruleset[Any]:
     try:
         return _REGISTRY[ruleset_id]
     except KeyError:
-        known = ", ".join(_REGISTRY)
-        raise GameConfigError(f"unknown ruleset '{ruleset_id}'; choose one of: {known}") from None
+        raise GameConfigError(unknown("ruleset", ruleset_id, _REGISTRY)) from None
 
 
 def new_game(

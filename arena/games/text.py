@@ -1,5 +1,6 @@
 """Plain-text lines for game events and tables, so a person can follow a game move by move
-(what `arena play`, `demo` and `replay` print)."""
+(what `arena play`, `demo` and `replay` print), and counted nouns for every message
+(`counted`: "1 card", "2 cards")."""
 
 from __future__ import annotations
 
@@ -9,6 +10,14 @@ from typing import Any
 import msgspec
 
 from arena.games.base import Audience, GameState, describe
+
+
+def counted(number: int, noun: str, plural: str | None = None) -> str:
+    """`number` and `noun`, the noun plural unless the number is 1: "1 card", "0 cards",
+    "3 processes" (`plural` for a noun whose plural is not the noun and an s)."""
+    if number == 1:
+        return f"1 {noun}"
+    return f"{number} {plural if plural is not None else noun + 's'}"
 
 
 def event_text(event: msgspec.Struct, audience: Audience = None) -> str:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 import resource
 
+from arena.games.text import counted
+
 FDS_PER_BOT = 8  # 3 pipes and a pidfd while it plays; 6 pipe ends and the sandbox's options
 FDS_PER_GAME = 2  # the journal while a record is appended
 RESERVE = 64  # the interpreter's own, the terminal, the results folder's lock
@@ -46,7 +48,7 @@ def games_at_once(wanted: int, seats: int) -> tuple[int, str | None]:
     if fit >= wanted:
         return wanted, None
     return fit, (
-        f"playing {fit} games at once, not {wanted}: this process may open {limit} files "
-        f"(ulimit -n), and each game of {seats} bots needs about "
+        f"playing {counted(fit, 'game')} at once, not {wanted}: this process may open {limit} "
+        f"files (ulimit -n), and each game of {counted(seats, 'bot')} needs about "
         f"{seats * FDS_PER_BOT + FDS_PER_GAME}"
     )

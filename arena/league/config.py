@@ -1,11 +1,20 @@
-"""The tournament file: TOML read into typed config, with errors that say where and what."""
+"""The tournament file: TOML read into typed config, with errors that say where and what.
+
+A tournament is written as a file, or given as flags of `arena tournament` (which writes the
+same file into its results folder): both are read here, as tables (`tournament_from`), and
+every problem is one sentence naming the key as it was written (`FileNames`: `[time] move`
+in a file; the command line names its flags), with "did you mean" for a key or a bot that
+names nothing, and a refusal for a key that the chosen format would ignore.
+"""
 
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
-import typing
+import tomllib
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -13,10 +22,14 @@ import msgspec
 from msgspec import Meta
 
 from arena.games import GameConfigError, get_ruleset
+from arena.games.convert import FieldError, Names, convert, toml_key, toml_value
 from arena.games.errors import ArenaError
+from arena.games.suggest import unknown
+from arena.games.text import counted
 from arena.referee import clock
 from arena.referee.folders import BotSpec, BotSpecError, default_name, load_bot, resolve_command
 from arena.referee.game import RefereeConfig
+from arena.referee.records import storage_error
 from arena.referee.sandbox import Mode, SandboxConfig, SandboxOverride, settings
 from protocol.messages import Limits
 
@@ -65,9 +78,19 @@ class TimeControl(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
 class TournamentConfig(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     """Everything that defines a tournament; the schedule derives from it and the seed."""
 
-    name: Annotated[str, Meta(min_length=1, pattern=r"^[A-Za-z0-9._-]+$")]
-    ruleset: str
-    bots: list[BotEntry]
+    name: Annotated[
+        str,
+        Meta(
+            min_length=1,
+            pattern=r"^[A-Za-z0-9._-]+$",
+            description="a name of letters, digits, '.', '_' and '-' (it names the results folder)",
+        ),
+    ]
+    ruleset: Annotated[str, Meta(description="a ruleset id (`arena games` lists them)")]
+    bots: Annotated[
+        list[BotEntry],
+        Meta(description="[[bots]] tables, each with path (a bot folder) or command"),
+    ]
     format: Format = "round-robin"
     seats: Annotated[int, Meta(ge=1, le=6)] = 2
     deals: Annotated[int, Meta(ge=1)] = 1
@@ -89,6 +112,10 @@ class TournamentConfig(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     sandbox: Mode | SandboxConfig = "auto"
     # seat unsandboxed bots with sandboxed ones (they could read those bots' hidden hands)
     allow_mixed_sandbox: bool = False
+    # The folder the bots' paths, commands and cwd and the deal file are read from
+    # (default: the tournament file's own folder); the file written from flags names the
+    # folder they were given in.
+    base: str | None = None
 
     def referee_config(self) -> RefereeConfig:
         return RefereeConfig(limits=self.time.limits(), margin_ms=self.time.margin_ms())
@@ -115,8 +142,9 @@ class Tournament(msgspec.Struct, frozen=True):
         return self.config.jobs or os.cpu_count() or 1
 
 
-def _bot(entry: BotEntry, base: Path, index: int, sandbox: SandboxConfig) -> BotSpec:
-    where = f"bots[{index}]"
+def _bot(entry: BotEntry, base: Path, where: str, sandbox: SandboxConfig) -> BotSpec:
+    """The bot of one [[bots]] table (`where` names it in errors), its paths read from
+    `base`."""
     if (entry.path is None) == (entry.command is None):
         raise ConfigError(f"{where}: give either path (a bot folder) or command")
     if entry.path is not None:
@@ -172,62 +200,210 @@ def read_deal_file(path: Path) -> list[int]:
     return seeds
 
 
+#: The tournament file `arena tournament` writes into the results folder of a tournament given
+#: as flags; `arena tournament FOLDER` runs it again.
+TOML_FILE = "tournament.toml"
+
+
+class FileNames(Names):
+    """Keys as a tournament file spells them (`seats`, `[time] move`, bots[1])."""
+
+    #: how to tell two bots of one name apart
+    rename = "give each a name = in its [[bots]] table"
+
+
+FILE_NAMES = FileNames()
+
+#: "rounds = 2" said in words, where "2 times" reads badly
+_ROUNDS_TIMES = {2: "twice"}
+
+
 def load_tournament(path: str | os.PathLike[str]) -> Tournament:
-    """Read and check a tournament file; every problem is a ConfigError naming the field."""
+    """Read and check a tournament file (or the one in a results folder made from flags);
+    every problem is a ConfigError naming the file and the key."""
     file = Path(path)
+    if file.is_dir():
+        if not (file / TOML_FILE).is_file():
+            raise ConfigError(
+                f"{file} is a folder without {TOML_FILE}: give a tournament file, or the "
+                "results folder of a tournament given as flags"
+            )
+        file = file / TOML_FILE
     if not file.is_file():
         raise ConfigError(f"no tournament file at {file}")
     try:
-        config = msgspec.toml.decode(file.read_bytes(), type=TournamentConfig)
-    except msgspec.ValidationError as exc:
-        text = str(exc)
-        if text.endswith("`$.format`"):
-            text += f"; formats: {', '.join(typing.get_args(Format))}"
-        if text.endswith("sandbox`"):
-            text += f"; sandbox: {', '.join(typing.get_args(Mode))} or a table of limits"
-            text += f" ({', '.join(SandboxConfig.__struct_fields__)})"
-        raise ConfigError(f"{file}: {text}") from None
-    except msgspec.DecodeError as exc:
-        raise ConfigError(f"{file}: not valid TOML: {exc}") from None
+        raw = tomllib.loads(file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read the tournament file {file}: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(_toml_error(file, str(exc))) from None
+    return tournament_from(raw, file)
+
+
+def _toml_error(file: Path, text: str) -> str:
+    """A TOML syntax error as file:line:column: what."""
+    found = re.fullmatch(r"(.*) \(at line (\d+), column (\d+)\)", text)
+    if found is None:
+        return f"{file}: not valid TOML ({text})"
+    what = found[1][:1].lower() + found[1][1:]
+    return f"{file}:{found[2]}:{found[3]}: not valid TOML ({what})"
+
+
+def tournament_from(
+    raw: Mapping[str, Any],
+    source: Path,
+    *,
+    names: FileNames = FILE_NAMES,
+    prefix: str | None = None,
+) -> Tournament:
+    """The tournament of `raw`, the tables of a tournament file (or of flags) at `source`:
+    checked, its bots loaded. Every problem is a ConfigError starting with `prefix` (default:
+    the file's name), naming keys with `names`."""
+    where = f"{source}: " if prefix is None else prefix
+
+    def refuse(message: str) -> ConfigError:
+        return ConfigError(where + message)
+
+    try:
+        for field in TimeControl.__struct_fields__:  # named here as written, before msgspec
+            value = raw.get("time", {}).get(field) if isinstance(raw.get("time"), dict) else None
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                clock.check(field, value, names.key(("time", field)))
+        config = convert(dict(raw), TournamentConfig, names=names)
+    except (FieldError, clock.ClockError) as exc:
+        raise refuse(str(exc)) from None
+    base = source.parent / config.base if config.base is not None else source.parent
+    if not base.is_dir():
+        raise refuse(f"{names.key(('base',))}: {base} is not a folder")
     if config.deal_file is not None:
         if config.deal_seeds is not None:
-            raise ConfigError(f"{file}: give deal_file or deal_seeds, not both")
-        seeds = read_deal_file(file.parent / config.deal_file)
+            key = names.key
+            raise refuse(f"give {key(('deal_file',))} or {key(('deal_seeds',))}, not both")
+        seeds = read_deal_file(base / config.deal_file)
         config = msgspec.structs.replace(config, deal_seeds=seeds)
     if config.deal_seeds is not None and not config.deal_seeds:
-        raise ConfigError(f"{file}: deal_seeds is empty")
+        raise refuse(f"{names.key(('deal_seeds',))} is empty")
+    if config.workers is not None and config.cluster is not None:
+        key = names.key
+        raise refuse(
+            f"give {key(('workers',))} (processes on this machine) or {key(('cluster',))} "
+            "(a Dask scheduler), not both"
+        )
     try:
         ruleset = get_ruleset(config.ruleset)
         ruleset.options(config.options)
         ruleset.check_players(config.seats)
     except GameConfigError as exc:
-        raise ConfigError(f"{file}: {exc}") from None
-    try:
-        bots = [
-            _bot(entry, file.parent, i, config.sandbox_for(entry))
-            for i, entry in enumerate(config.bots)
-        ]
-    except ConfigError as exc:
-        raise ConfigError(f"{file}: {exc}") from None
+        raise refuse(str(exc)) from None
+    _refuse_other_formats(config, set(raw), names, refuse)
+    bots = []
+    for i, entry in enumerate(config.bots):
+        try:
+            bots.append(_bot(entry, base, names.table(("bots", i)), config.sandbox_for(entry)))
+        except ConfigError as exc:
+            raise refuse(str(exc)) from None
     for i, bot in enumerate(bots):
         if (why := bot.refusal(config.ruleset)) is not None:
-            raise ConfigError(f"{file}: bots[{i}]: {why}")
-    names = [b.name for b in bots]
-    duplicates = sorted({n for n in names if names.count(n) > 1})
+            raise refuse(f"{names.table(('bots', i))}: {why}")
+    bot_names = [b.name for b in bots]
+    duplicates = sorted({n for n in bot_names if bot_names.count(n) > 1})
     if duplicates:
-        raise ConfigError(f"{file}: bot names must differ; repeated: {', '.join(duplicates)}")
-    if config.seats == 1 and config.format != "round-robin":
-        raise ConfigError(
-            f'{file}: a solo ruleset (seats = 1) plays format = "round-robin": '
-            "every bot plays the same deals"
-        )
+        raise refuse(f"bot names must differ; repeated: {', '.join(duplicates)} ({names.rename})")
     if len(bots) < config.seats:
-        raise ConfigError(f"{file}: {config.seats} seats per table need at least that many bots")
+        have = counted(len(bots), "bot")
+        raise refuse(f"{config.seats} seats per table need at least that many bots, not {have}")
     if config.format == "gauntlet":
+        challenger = names.key(("challenger",))
         if config.challenger is None:
-            raise ConfigError(f"{file}: a gauntlet needs challenger = one of the bots' names")
-        if config.challenger not in names:
-            raise ConfigError(
-                f"{file}: challenger {config.challenger!r} is not a bot; bots: {', '.join(names)}"
+            raise refuse(
+                f"a gauntlet needs {challenger}: the bot that plays all the others; "
+                f"bots: {', '.join(bot_names)}"
             )
-    return Tournament(config, bots, str(file.resolve()))
+        if config.challenger not in bot_names:
+            raise refuse(unknown("bot", config.challenger, bot_names, within=challenger))
+    return Tournament(config, bots, str(source.resolve()))
+
+
+def _refuse_other_formats(
+    config: TournamentConfig,
+    given: set[str],
+    names: Names,
+    refuse: Callable[[str], ConfigError],
+) -> None:
+    """Refuse a key given that the chosen format does without (it would be ignored): each
+    refusal says what the format does instead."""
+    key, setting = names.key, names.setting
+    kind = {"round-robin": "round robin", "gauntlet": "gauntlet", "swiss": "swiss"}
+    solo = config.seats == 1
+    if solo and config.format != "round-robin":
+        raise refuse(
+            f"a solo ruleset ({setting(('seats',), 1)}) plays "
+            f"{setting(('format',), 'round-robin')}: every bot plays the same deals"
+        )
+    if "rounds" in given and config.format != "swiss":
+        times = config.rounds
+        instead = (
+            "leave it out"
+            if times == 1
+            else f"use {setting(('deals',), config.deals * times)} to play "
+            f"{_ROUNDS_TIMES.get(times, f'{times} times')} as many games"
+        )
+        plays = (
+            "every bot plays the same deals once"
+            if solo
+            else f"a {kind[config.format]} plays each of its tables once"
+        )
+        raise refuse(
+            f"{key(('rounds',))} applies to the swiss format only; {plays}, on "
+            f"{key(('deals',))} deals (here {config.deals}): {instead}"
+        )
+    if "challenger" in given and config.format != "gauntlet":
+        raise refuse(
+            f"{key(('challenger',))} applies to the gauntlet format only (one bot against all "
+            f"the others); this is a {kind[config.format]}: leave it out, or set "
+            f"{setting(('format',), 'gauntlet')}"
+        )
+    if "max_tables" in given and config.format == "swiss":
+        raise refuse(
+            f"{key(('max_tables',))} applies to the round-robin and gauntlet formats (it "
+            "samples their tables); a swiss round seats every bot once, by the standings: "
+            "leave it out"
+        )
+    if "max_tables" in given and solo:
+        raise refuse(
+            f"{key(('max_tables',))} does not apply to a solo ruleset "
+            f"({setting(('seats',), 1)}): every bot plays the deals alone, at no table"
+        )
+
+
+def tournament_toml(raw: Mapping[str, Any], comment: str = "") -> str:
+    """`raw` (tables as `tournament_from` reads them) as a TOML file, `comment` on top:
+    plain keys first, then each table, then each array of tables."""
+    lines = [f"# {line}".rstrip() for line in comment.splitlines()]
+
+    def pairs(table: Mapping[str, Any]) -> list[str]:
+        return [f"{toml_key(k)} = {toml_value(v)}" for k, v in table.items()]
+
+    def is_tables(value: Any) -> bool:
+        return isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
+
+    plain = {k: v for k, v in raw.items() if not isinstance(v, dict) and not is_tables(v)}
+    lines += pairs(plain)
+    for k, v in raw.items():
+        if isinstance(v, dict):
+            lines += ["", f"[{toml_key(k)}]", *pairs(v)]
+    for k, v in raw.items():
+        if is_tables(v):
+            for table in v:
+                lines += ["", f"[[{toml_key(k)}]]", *pairs(table)]
+    return "\n".join(lines) + "\n"
+
+
+def write_toml(path: Path, text: str) -> None:
+    """Write a tournament file whole or not at all (a torn file would stop every later run)."""
+    new = path.with_name(f".{path.name}.new")
+    try:
+        new.write_text(text, encoding="utf-8")
+        os.replace(new, path)
+    except OSError as exc:
+        raise storage_error("write", path, exc) from None

@@ -4,10 +4,13 @@ the Swiss standings (points, byes, tie-breaks) that the pairing follows.
 
 The games are tallied one at a time (`Standings`), from whole records or their summaries,
 so the standings of a journal of any length come from one read of it, holding a few bytes
-per game rather than the games."""
+per game rather than the games. The ratings count every rotation of one deal at one table as
+one draw of chance (see `arena.league.ratings.fit`), and may be fixed to anchors
+(`parse_anchors`, `check_anchors`)."""
 
 from __future__ import annotations
 
+import math
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -16,6 +19,8 @@ import msgspec
 import numpy as np
 import numpy.typing as npt
 
+from arena.games.errors import ArenaError
+from arena.games.suggest import did_you_mean
 from arena.league.ratings import (
     RatingTable,
     Result,
@@ -84,6 +89,9 @@ class Leaderboard(msgspec.Struct, frozen=True):
     solo: bool = False
     unrated: int = 0  # games a referee error ended, without a result (not counted above)
     swiss: list[SwissRow] | None = None  # a Swiss tournament's standings (`results_leaderboard`)
+    # The bots whose Elo is fixed, and at what (every other Elo and error bar is relative to
+    # them); none: the mean Elo of the bots that played is 0.
+    anchors: dict[str, float] = msgspec.field(default_factory=dict)
 
     def mostly_faulted(self) -> list[Row]:
         """The bots that faulted in more than half of their games: their ratings measure their
@@ -130,6 +138,53 @@ def _solo_margins(records: Iterable[Played]) -> dict[str, tuple[float, float, fl
 
 
 _SEEDS = 1 << 64  # deal pairs are told apart by seeds below this (every seed arena makes)
+_SEED_BITS = _SEEDS - 1  # any other seed is kept as its low 64 bits (two's complement)
+
+
+class AnchorError(ArenaError):
+    """An anchor (`--anchor BOT=ELO`) that is malformed or names no bot of the standings."""
+
+
+def parse_anchors(texts: Iterable[str]) -> dict[str, float]:
+    """Anchors as given on the command line, each "BOT=ELO" (split at the last "=", so a
+    bot's name may hold one), as Elo by bot name; AnchorError for a malformed one, an Elo
+    that is not a finite number, or a bot anchored twice."""
+    anchors: dict[str, float] = {}
+    for text in texts:
+        name, equals, value = text.rpartition("=")
+        if not equals or not name:
+            raise AnchorError(f"--anchor {text!r}: give a bot and its Elo as BOT=ELO")
+        try:
+            elo = float(value)
+        except ValueError:
+            raise AnchorError(
+                f"--anchor {text!r}: the Elo must be a number, not {value!r}"
+            ) from None
+        if not math.isfinite(elo):
+            raise AnchorError(f"--anchor {text!r}: the Elo must be a finite number")
+        if name in anchors:
+            raise AnchorError(f"--anchor {name}: the bot is anchored twice; anchor it once")
+        anchors[name] = elo
+    return anchors
+
+
+_BOTS_LISTED = 10  # an anchor naming no bot lists at most this many of the bots
+
+
+def check_anchors(anchors: Mapping[str, float], bots: Sequence[str]) -> None:
+    """AnchorError for an anchor naming none of `bots`, with the names it comes close to
+    (`did_you_mean`), else the bots (the first `_BOTS_LISTED` of them)."""
+    for name in anchors:
+        if name in bots:
+            continue
+        hint = did_you_mean(name, bots)
+        if not hint and not bots:
+            hint = "they hold no games"
+        elif not hint:
+            more = len(bots) - _BOTS_LISTED
+            hint = f"the bots: {', '.join(bots[:_BOTS_LISTED])}"
+            hint += f" and {more} more" if more > 0 else ""
+        raise AnchorError(f"--anchor {name}: no bot of that name in these results; {hint}")
 
 
 class Standings:
@@ -161,10 +216,12 @@ class Standings:
         self._faulted: list[int] = []  # games in which it faulted
         # Set to None once a rated game says the games are not all solo, or not all 2-seat.
         self._solo: list[GameSummary] | None = []
-        # While every rated game has 2 players: True, and each game's deal seed (the deal
-        # pairs are found among them at the end); the seeds go (None) at a seed out of range.
-        self._two_seats = True
-        self._seeds: array[int] | None = array("Q")
+        # Per rated game, its deal's seed (its low 64 bits): the rotations of a deal at a
+        # table are one draw of chance for the ratings, and with 2 seats they make the deal
+        # pairs, found among them at the end (unless a seed was out of range: `_exact`).
+        self._seeds = array("Q")
+        self._exact = True
+        self._two_seats = True  # while every rated game has 2 players
         for name in bots:
             self._bot(name)
 
@@ -207,14 +264,14 @@ class Standings:
                 self._solo.append(GameSummary.of(game))
             else:
                 self._solo = None
-        if self._two_seats:
-            if players != 2:
-                self._two_seats, self._seeds = False, None
-            elif self._seeds is not None:
-                if 0 <= game.seed < _SEEDS:
-                    self._seeds.append(game.seed)
-                else:
-                    self._seeds = None
+        seed = game.seed
+        if 0 <= seed < _SEEDS:
+            self._seeds.append(seed)
+        else:
+            self._seeds.append(seed & _SEED_BITS)
+            self._exact = False
+        if self._two_seats and players != 2:
+            self._two_seats = False
 
     def _add_faults(self, faults: Sequence[Fault], bots: list[int]) -> None:
         """A game's faults: by kind, and the game once for each bot that faulted in it."""
@@ -254,8 +311,9 @@ class Standings:
         """Each bot's deal pairs (a deal played in both seatings by the same two bots, same
         seed) by its points over the two games, counted as a pentanomial [LL, LD, DD or WL,
         WD, WW]. A deal with one game only (a tournament cut short, a referee error) makes no
-        pair, nor does one with more than two, or two in the same seating."""
-        if self._seeds is None:
+        pair, nor does one with more than two, or two in the same seating (nor any, if a
+        seed was out of range)."""
+        if not self._exact:
             return {}
         bots, ranks = self._columns()
         bots, ranks = bots.reshape(-1, 2), ranks.reshape(-1, 2)
@@ -291,22 +349,48 @@ class Standings:
             key = number if len(deal_bots) > 2 else None
             yield from game_results(deal_bots, deal_ranks, key)
 
+    def deals(self) -> npt.NDArray[np.int64]:
+        """Each rated game's draw of chance: games of one deal (seed) with the same bots at
+        the table (in any seats: the rotations of the deal) share a number, numbers counting
+        from 0 in the order of the games' seat counts, deal seeds and bots."""
+        bots, _ = self._columns()
+        seats = np.asarray(self._seats).astype(np.int64)
+        starts = np.cumsum(seats) - seats
+        seeds = np.frombuffer(self._seeds, dtype=np.uint64)
+        deal = np.zeros(seats.size, dtype=np.int64)
+        first = 0
+        for k in np.unique(seats).tolist():
+            chosen = np.flatnonzero(seats == k)
+            table = np.sort(bots[starts[chosen, None] + np.arange(k)], axis=1)  # bots as a set
+            if len(self.names) ** k < 2**63:  # the set as one number: one sort key, not k
+                table = table @ (len(self.names) ** np.arange(k - 1, -1, -1, dtype=np.int64))
+                table = table[:, None]
+            dealt = seeds[chosen]
+            order = np.lexsort((*table.T[::-1], dealt))
+            table, dealt = table[order], dealt[order]
+            new = np.r_[True, (dealt[1:] != dealt[:-1]) | (table[1:] != table[:-1]).any(axis=1)]
+            number = np.cumsum(new) - 1
+            deal[chosen[order]] = first + number
+            first += int(number[-1]) + 1
+        return deal
+
     def _result_columns(self) -> ResultColumns:
         """Every rated game's pairwise results (`game_results` of each), made as columns for
         the fit straight from the flat arrays: for a game of k seats each pair of seats
-        i < j, seat i's score 1, 1/2 or 0 by rank, weight 1/(k-1), and the game's number when
-        k > 2 (a 2-seat game's one result counts as its game without it)."""
+        i < j, seat i's score 1, 1/2 or 0 by rank, weight 1/(k-1), and the number of its
+        draw of chance (`deals`), so that the error bars count every rotation of a deal at a
+        table as one."""
         bots, ranks = self._columns()
         seats = np.asarray(self._seats).astype(np.int64)
         starts = np.cumsum(seats) - seats
-        numbers = np.arange(seats.size, dtype=np.int64)
+        deals = self.deals()
         parts: list[tuple[npt.NDArray[np.int64], ...]] = []
         scores: list[npt.NDArray[np.float64]] = []
         weights: list[npt.NDArray[np.float64]] = []
         for k in np.unique(seats).tolist():
             chosen = np.flatnonzero(seats == k)
             at = starts[chosen]
-            game = numbers[chosen] if k > 2 else np.full(chosen.size, -1, dtype=np.int64)
+            game = deals[chosen]
             for i in range(k):
                 for j in range(i + 1, k):
                     mine, theirs = ranks[at + i], ranks[at + j]
@@ -319,16 +403,21 @@ class Standings:
         a, b, game = (np.concatenate(column) for column in zip(*parts, strict=True))
         return ResultColumns(a, b, np.concatenate(scores), np.concatenate(weights), game)
 
-    def ratings(self) -> RatingTable:
+    def ratings(self, anchors: Mapping[str, float] | None = None) -> RatingTable:
         """Elo by maximum likelihood over every rated game at once (ranks after the fault
-        policy); solo games count as one multi-bot game per deal, ranked by margin."""
+        policy); solo games count as one multi-bot game per deal, ranked by margin. With
+        `anchors` (Elo by bot name, each checked by `check_anchors`) those bots' ratings are
+        fixed and the others relative to them."""
+        if anchors:
+            check_anchors(anchors, self.names)
         if self._solo is not None:
-            return fit(self._solo_results(), self.names)
-        return fit_columns(self._result_columns(), self.names)
+            return fit(self._solo_results(), self.names, anchors=anchors)
+        return fit_columns(self._result_columns(), self.names, anchors=anchors)
 
-    def leaderboard(self) -> Leaderboard:
-        """The standings of the games added so far; every bot appears, with or without games."""
-        table = self.ratings()
+    def leaderboard(self, anchors: Mapping[str, float] | None = None) -> Leaderboard:
+        """The standings of the games added so far; every bot appears, with or without games.
+        `anchors`: see `ratings`."""
+        table = self.ratings(anchors)
         index, faulted = self._index, self._faulted
         games, place_sum = self._places()
 
@@ -389,16 +478,26 @@ class Standings:
             if games[j] and j != i
         ]
         return Leaderboard(
-            games=self.rated, rows=rows, pairs=pairs, solo=solo, unrated=self.unrated
+            games=self.rated,
+            rows=rows,
+            pairs=pairs,
+            solo=solo,
+            unrated=self.unrated,
+            anchors=dict(table.anchors),
         )
 
 
-def leaderboard(records: Iterable[Played], bots: Sequence[str] | None = None) -> Leaderboard:
-    """The standings of `records`; every bot of `bots` appears, with or without games."""
+def leaderboard(
+    records: Iterable[Played],
+    bots: Sequence[str] | None = None,
+    anchors: Mapping[str, float] | None = None,
+) -> Leaderboard:
+    """The standings of `records`; every bot of `bots` appears, with or without games.
+    `anchors`: see `Standings.ratings`."""
     standings = Standings(bots or ())
     for record in records:
         standings.add(record)
-    return standings.leaderboard()
+    return standings.leaderboard(anchors)
 
 
 def swiss_standings(
@@ -463,15 +562,20 @@ def results_leaderboard(
     folder: ResultsDir,
     standings: Standings | None = None,
     finished: Mapping[str, Sequence[int]] | None = None,
+    anchors: Mapping[str, float] | None = None,
 ) -> Leaderboard:
     """The standings of a results folder, with every bot of its tournament, and for a Swiss
     tournament its Swiss standings (`swiss_rows`, over the schedule in the folder, byes worth
     `bye_value`). The journal is read once, as summaries, one line at a time, unless the
     caller already did: `standings` tallied every game of the folder and `finished` holds
     their ranks by id (as `ResultsDir.finished(standings.add)` reads them, and a run adds
-    the games it plays), so a tournament's run shows its standings without reading again."""
+    the games it plays), so a tournament's run shows its standings without reading again.
+    `anchors` fix ratings (see `Standings.ratings`); one naming no bot of the folder is
+    refused (AnchorError), before the journal is read when the folder is a tournament's."""
     stored = folder.stored()
     swiss = stored is not None and stored.config.format == "swiss"
+    if anchors and stored is not None:
+        check_anchors(anchors, stored.bots)  # a tournament's games are among its bots
     if standings is None:
         standings = Standings(stored.bots if stored else ())
         if swiss:
@@ -479,7 +583,7 @@ def results_leaderboard(
         else:
             for line in folder.games():
                 standings.add(line.value)
-    board = standings.leaderboard()
+    board = standings.leaderboard(anchors)
     if stored is not None and swiss:
         c = stored.config
         ranks = folder.finished() if finished is None else finished

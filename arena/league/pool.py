@@ -18,6 +18,7 @@ from typing import TypeVar
 import trio
 
 from arena.games.errors import first_leaf
+from arena.games.text import counted
 from arena.league.capacity import games_at_once
 from arena.league.lineup import Lineup
 from arena.referee.spawn import NoResources
@@ -71,7 +72,7 @@ class GamePool:
                 lineup.again(task)
                 at_once -= 1
                 self.jobs = max(1, self.jobs - 1)
-                self._note(f"{exc}: playing {at_once} games at once from now on")
+                self._note(f"{exc}: playing {counted(at_once, 'game')} at once from now on")
             else:
                 lineup.ended(task)
                 done(task, result)

@@ -26,8 +26,15 @@ from typing import NoReturn
 
 import trio
 
+from arena.games.text import counted
 from arena.referee import memory, processes
-from arena.referee.faults import BotFault
+from arena.referee.faults import (
+    IN_SANDBOX,
+    INPUT_CLOSED,
+    LINE_TOO_LONG,
+    NOT_STARTED,
+    BotFault,
+)
 from arena.referee.folders import BotSpec
 from arena.referee.programs import ProgramError
 from arena.referee.sandbox import (
@@ -118,7 +125,7 @@ class BotProcess:
         try:
             self.sandboxed = active(spec.sandbox)
         except SandboxUnavailable as exc:
-            raise BotFault("startup", f"could not be started: {exc}") from None
+            raise BotFault("startup", f"{NOT_STARTED}: {exc}") from None
         if self.sandboxed:
             assert spec.sandbox is not None
             try:
@@ -131,7 +138,7 @@ class BotProcess:
                     hide=self.hide,
                 )
             except ProgramError as exc:
-                raise BotFault("startup", f"could not be started in the sandbox: {exc}") from None
+                raise BotFault("startup", f"{IN_SANDBOX}: {exc}") from None
             argv, options = launch(argv)
             start = functools.partial(spawn_moved, argv, env=env, options=options)
         else:
@@ -142,7 +149,7 @@ class BotProcess:
             self.process = await _spawn_retrying(start)
         except OSError as exc:
             why = f"{argv[0]!r}: {exc.strerror or exc}"
-            raise BotFault("startup", f"could not be started ({why})") from None
+            raise BotFault("startup", f"{NOT_STARTED} ({why})") from None
         finally:
             if options is not None:
                 os.close(options)
@@ -243,7 +250,7 @@ class BotProcess:
     def stderr_text(self) -> str:
         text = self._stderr.decode("utf-8", "replace")
         if self._stderr_dropped:
-            text += f"\n[... {self._stderr_dropped} more bytes of stderr dropped]"
+            text += f"\n[... {counted(self._stderr_dropped, 'more byte')} of stderr dropped]"
         return text
 
     # -- background readers ------------------------------------------------------
@@ -268,7 +275,7 @@ class BotProcess:
         if code is None:
             return "closed its output"
         if code != 0 and (why := launcher_error(self.stderr_text())) is not None:
-            return f"could not be started in the sandbox ({why})"
+            return f"{IN_SANDBOX} ({why})"
         if self.sandboxed and code > 128:  # bwrap reports death by signal N as 128 + N
             code = 128 - code
         if code < 0:
@@ -302,7 +309,7 @@ class BotProcess:
         if self.violation is not None:
             raise self.violation from None
         if self.returncode is None:  # (its output may well be open)
-            raise BotFault("crash", "closed its input and kept running") from None
+            raise BotFault("crash", INPUT_CLOSED) from None
         why = self._exit_reason()
         if why.startswith(NOT_STARTED):
             raise BotFault("crash", why) from None
@@ -501,7 +508,7 @@ class BotProcess:
             if self._lines:
                 return self._lines.popleft()
             if self._too_long:
-                raise BotFault("malformed", f"wrote a line longer than {self.max_line} bytes")
+                raise BotFault("malformed", f"{LINE_TOO_LONG} {self.max_line} bytes")
             if self._eof:
                 await self._exited()
                 if self.violation is not None:
@@ -543,9 +550,6 @@ class BotProcess:
             self._absorb(chunk, at)
         else:
             self._eof = True
-
-
-NOT_STARTED = "could not be started"
 
 
 def _nothing_read(size: int) -> bytes | None:

@@ -14,13 +14,16 @@ from typing import Any
 
 import msgspec
 
-from arena.games import Ruleset
+from arena.games import GameConfigError, Ruleset
+from arena.games.text import counted
 from arena.referee.bot import BotProcess
+from arena.referee.faults import cause, hint
 from arena.referee.folders import BotSpec
 from arena.referee.game import Connection, RefereeConfig, play_game
 from arena.referee.local import LocalBot, random_decider
 from arena.referee.records import Fault, GameRecord, Move
 from arena.referee.sandbox import SYSTEM, executable, reached, within
+from arena.referee.trace import Trace, TracedBotProcess
 
 
 class Problem(msgspec.Struct, frozen=True):
@@ -36,6 +39,46 @@ class Problem(msgspec.Struct, frozen=True):
     def seat(self) -> int:
         """The seat the checked bot played in that game."""
         return self.fault.seat
+
+    @property
+    def game(self) -> str:
+        """The game, in words: "odin (2 players, seat 0, seed 2000)"."""
+        players = counted(self.players, "player")
+        return f"{self.ruleset} ({players}, seat {self.seat}, seed {self.seed})"
+
+    @property
+    def hint(self) -> str:
+        """The hint for the bot's author, fitted to the fault's cause (`faults.hint`)."""
+        return hint(self.fault.kind, self.fault.reason, self.stderr)
+
+    @property
+    def cause(self) -> str:
+        """What the problems of one cause share (`faults.cause`)."""
+        return cause(self.fault.kind, self.fault.reason)
+
+
+class ProblemGroup(msgspec.Struct, frozen=True):
+    """Problems of one cause (`Problem.cause`), in the order they happened."""
+
+    problems: list[Problem]
+
+    @property
+    def first(self) -> Problem:
+        return self.problems[0]
+
+    @property
+    def alike(self) -> bool:
+        """Whether every problem of the group reads the same (the same fault sentence)."""
+        sentence = self.first.fault.sentence()
+        return all(p.fault.sentence() == sentence for p in self.problems)
+
+
+def grouped(problems: Sequence[Problem]) -> list[ProblemGroup]:
+    """The problems by cause, each cause where its first problem came."""
+    causes: dict[str, list[Problem]] = {}
+    for p in problems:
+        causes.setdefault(p.cause, []).append(p)
+    return [ProblemGroup(group) for group in causes.values()]
 
 
 class CheckReport(msgspec.Struct):
@@ -71,10 +114,16 @@ def asked_moves(record: GameRecord, seat: int) -> list[Move]:
 
 
 async def _game(
-    spec: BotSpec, ruleset: str, players: int, seat: int, seed: int, config: RefereeConfig | None
+    spec: BotSpec,
+    ruleset: str,
+    players: int,
+    seat: int,
+    seed: int,
+    config: RefereeConfig | None,
+    trace: Trace | None = None,
 ) -> tuple[GameRecord, bool]:
-    """One game of `spec` in `seat` against random in-process bots; and whether it ran
-    sandboxed."""
+    """One game of `spec` in `seat` against random in-process bots (the bot's lines traced
+    with `trace`); and whether it ran sandboxed."""
     opponents = {
         s: BotSpec(f"random-{s}", ["(in-process random bot)"]) for s in range(players) if s != seat
     }
@@ -83,17 +132,39 @@ async def _game(
 
     def connect(s: BotSpec) -> Connection:
         if s is spec:
-            started.append(BotProcess(s))
+            started.append(BotProcess(s) if trace is None else TracedBotProcess(s, trace, seat))
             return started[-1]
         return LocalBot(s, random_decider(f"{s.name}:{seed}"))
 
-    record = await play_game(ruleset, specs, seed=seed, config=config, connect=connect)
+    record = await play_game(ruleset, specs, seed=seed, config=config, connect=connect, trace=trace)
     return record, any(p.sandboxed for p in started)
 
 
 def games_per_count(games: int, players: int) -> int:
     """Games played per ruleset and player count: `games`, but at least one per seat."""
     return max(games, players)
+
+
+def allowed_players(ruleset: Ruleset[Any]) -> str:
+    """The player counts a ruleset allows, in words: "1 player only", "2 to 6 players"."""
+    low, high = ruleset.min_players, ruleset.max_players
+    if low == high:
+        return f"{counted(low, 'player')} only"
+    if high == low + 1:
+        return f"{low} or {high} players"
+    return f"{low} to {high} players"
+
+
+def player_counts(ruleset: Ruleset[Any], players: Sequence[int] | None = None) -> list[int]:
+    """The player counts check-bot tries in `ruleset`: those asked (`players`), each allowed
+    by the ruleset (else GameConfigError, naming the counts it allows), or else its fewest
+    and its most."""
+    if not players:
+        return sorted({ruleset.min_players, ruleset.max_players})
+    for n in players:
+        if not ruleset.min_players <= n <= ruleset.max_players:
+            raise GameConfigError(f"{ruleset.id} takes {allowed_players(ruleset)}, not {n}")
+    return sorted(set(players))
 
 
 async def check_bot(
@@ -105,10 +176,13 @@ async def check_bot(
     on_game: Callable[[GameRecord, int], None] | None = None,
     try_unsandboxed: bool = False,
     on_unsandboxed: Callable[[Problem], None] | None = None,
+    players: Sequence[int] | None = None,
+    trace: Trace | None = None,
 ) -> CheckReport:
-    """Play `spec` with the fewest and the most players of each ruleset, in every seat:
-    `games_per_count` games each, game g in seat g mod players. `on_game` hears of each
-    game and the bot's seat in it.
+    """Play `spec` with the fewest and the most players of each ruleset (or with each of
+    `players`, which every ruleset must allow: else GameConfigError before any game), in
+    every seat: `games_per_count` games each, game g in seat g mod players. `on_game` hears
+    of each game and the bot's seat in it; `trace` gets the bot's lines of every game.
 
     If it has problems inside the sandbox, its error output is searched for what it tried
     to reach that the sandbox keeps from it; when arena runs as root, its files that others
@@ -118,13 +192,13 @@ async def check_bot(
     bot running as the user running arena, unconfined; `on_unsandboxed` hears of that
     problem first."""
     report = CheckReport()
+    counts = {ruleset.id: player_counts(ruleset, players) for ruleset in rulesets}
     for ruleset in rulesets:
-        counts = sorted({ruleset.min_players, ruleset.max_players})
-        for players in counts:
-            for g in range(games_per_count(games, players)):
-                seat = g % players
-                seed = 1000 * players + g
-                record, sandboxed = await _game(spec, ruleset.id, players, seat, seed, config)
+        for n in counts[ruleset.id]:
+            for g in range(games_per_count(games, n)):
+                seat = g % n
+                seed = 1000 * n + g
+                record, sandboxed = await _game(spec, ruleset.id, n, seat, seed, config, trace)
                 report.sandboxed |= sandboxed
                 report.games += 1
                 asked = asked_moves(record, seat)
@@ -134,7 +208,7 @@ async def check_bot(
                         report.slowest_ms, report.slowest_faulted = move.ms, move.by != "bot"
                 for fault in record.faults:
                     if fault.seat == seat:
-                        problem = Problem(ruleset.id, players, seed, fault, record.stderr[seat])
+                        problem = Problem(ruleset.id, n, seed, fault, record.stderr[seat])
                         report.problems.append(problem)
                 if on_game is not None:
                     on_game(record, seat)
@@ -145,7 +219,7 @@ async def check_bot(
                 on_unsandboxed(first)
             plain = msgspec.structs.replace(spec, sandbox=None)
             record, _ = await _game(
-                plain, first.ruleset, first.players, first.fault.seat, first.seed, config
+                plain, first.ruleset, first.players, first.fault.seat, first.seed, config, trace
             )
             report.outside_ok = not any(f.seat == first.fault.seat for f in record.faults)
         argv = spec.argv()

@@ -22,7 +22,7 @@ import msgspec
 from arena.games import get_ruleset
 from arena.games.base import describe
 from arena.games.registry import show_value
-from arena.games.text import event_text
+from arena.games.text import counted, event_text
 from arena.referee.folders import show_command
 from arena.referee.records import Fault, GameRecord, Move
 from arena.referee.replay import ReplayError, replay
@@ -42,10 +42,12 @@ def export_game(record: GameRecord) -> str:
     if seats != list(range(record.players)) or len(record.ranks) != record.players:
         raise ReplayError(
             f"the record's seats ({seats}) and ranks ({record.ranks}) do not fit its "
-            f"{record.players} players"
+            f"{counted(record.players, 'player')}"
         )
     if any(not 0 <= fault.seat < record.players for fault in record.faults):
-        raise ReplayError(f"the record's faults name seats outside its {record.players} players")
+        raise ReplayError(
+            f"the record's faults name seats outside its {counted(record.players, 'player')}"
+        )
     lines = [*header(record), "", *body(record), "", result_line(record)]
     return "\n".join(plain(line) for line in lines) + "\n"
 

@@ -21,11 +21,15 @@ import time
 import tomllib
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Annotated
 
 import msgspec
+from msgspec import Meta
 
 from arena.games import all_rulesets
+from arena.games.convert import FieldError, convert
 from arena.games.errors import ArenaError
+from arena.games.suggest import did_you_mean
 from arena.referee import guardian, memory, processes
 from arena.referee.programs import ProgramError, run_hint, script_problem
 from arena.referee.sandbox import (
@@ -100,8 +104,12 @@ class BuildError(BotSpecError):
 class _Manifest(msgspec.Struct, forbid_unknown_fields=True):
     """bot.toml as written: `command` and `build` are lists or shell-like strings."""
 
-    name: str
-    command: list[str] | str
+    name: Annotated[str, Meta(description="a string: the bot's name, as standings show it")]
+    command: Annotated[
+        list[str] | str,
+        Meta(description="the program that is the bot, with its arguments: a list of strings "
+             "or a string"),
+    ]  # fmt: skip
     env: dict[str, str] = msgspec.field(default_factory=dict)
     build: list[str] | str | None = None
     rulesets: list[str] | None = None
@@ -187,9 +195,11 @@ def _rulesets(names: list[str] | None, where: str) -> list[str] | None:
     known = [r.id for r in all_rulesets()]
     unknown = [n for n in names if n not in known]
     if unknown:
+        hints = [h for n in unknown if (h := did_you_mean(n, known))]
         raise BotSpecError(
             f"{where}: rulesets: unknown ruleset {', '.join(map(repr, unknown))}; "
-            f"choose from: {', '.join(known)}"
+            + "".join(f"{h} " for h in hints)
+            + f"choose from: {', '.join(known)}"
         )
     if not names:
         raise BotSpecError(
@@ -209,11 +219,11 @@ def load_bot(text: str) -> BotSpec:
         if not manifest.is_file():
             raise BotSpecError(f"{path} has no {MANIFEST} (with name = ... and command = [...])")
         try:
-            data = msgspec.convert(tomllib.loads(manifest.read_text()), _Manifest)
-        except (tomllib.TOMLDecodeError, msgspec.ValidationError) as exc:
-            keys = ", ".join(_Manifest.__struct_fields__)
-            extra = f"; its keys: {keys}" if "unknown field" in str(exc) else ""
-            raise BotSpecError(f"{manifest}: {exc}{extra}") from None
+            data = convert(tomllib.loads(manifest.read_text()), _Manifest)
+        except tomllib.TOMLDecodeError as exc:
+            raise BotSpecError(f"{manifest}: not valid TOML ({exc})") from None
+        except FieldError as exc:  # the key, what it must be and what it is, in words
+            raise BotSpecError(f"{manifest}: {exc}") from None
         command = _words(data.command)
         if not command:
             raise BotSpecError(f"{manifest}: the command is empty")

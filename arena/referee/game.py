@@ -22,14 +22,23 @@ import trio
 
 from arena.games import GameState, IllegalAction, OptionsInput, get_ruleset
 from arena.games.base import Action, Audience, describe
+from arena.games.text import counted
 from arena.referee.bot import STDERR_LIMIT, BotProcess
 from arena.referee.clock import MARGIN_MS, Clock, Deadline
-from arena.referee.faults import BotFault, FaultKind
+from arena.referee.faults import (
+    HELLO_ANSWER,
+    HELLO_LATE,
+    NOT_A_MESSAGE,
+    NOT_READY,
+    BotFault,
+    FaultKind,
+)
 from arena.referee.folders import BotSpec
 from arena.referee.records import Fault, GameRecord, Move, SeatRecord
 from arena.referee.sandbox import hidden
 from arena.referee.spawn import NoResources
 from arena.referee.text import plain
+from arena.referee.trace import Trace, TracedBotProcess
 from protocol.messages import (
     MAX_LINE_BYTES,
     PROTOCOL_VERSION,
@@ -109,6 +118,7 @@ class _Game:
         config: RefereeConfig,
         observer: Observer | None,
         on_fault: OnFault | None = None,
+        trace: Trace | None = None,
     ) -> None:
         self.ruleset = get_ruleset(ruleset_id)
         self.options: msgspec.Struct = self.ruleset.options(options)
@@ -118,6 +128,7 @@ class _Game:
         self.config = config
         self.observer = observer
         self.on_fault = on_fault
+        self.trace = trace
         self.decoder: msgspec.json.Decoder[Ready | Choice[Action]] = bot_decoder(
             self.ruleset.action_type
         )
@@ -173,6 +184,8 @@ class _Game:
         self.faults.append(fault)
         self.out.add(seat)
         self.conns[seat].kill()
+        if self.trace is not None:
+            self.trace.fault(seat, kind, fault.sentence())
         if self.on_fault is not None:
             self.on_fault(fault)
 
@@ -220,10 +233,10 @@ class _Game:
                 await conn.send(encode_line(hello))
                 line, at = await conn.receive()
             if scope.cancelled_caught or at > deadline:  # (read late: judged by when it was read)
-                raise BotFault("startup", f"did not answer hello within {limits.startup_ms} ms")
-            msg = self.decode(line, "answered hello with")
+                raise BotFault("startup", f"{HELLO_LATE} {limits.startup_ms} ms")
+            msg = self.decode(line, HELLO_ANSWER)
             if not isinstance(msg, Ready):
-                raise BotFault("startup", "answered hello with an action instead of ready")
+                raise BotFault("startup", NOT_READY)
         except BotFault as exc:
             if exc.kind != "startup":  # during the handshake, every fault is a start-up fault
                 exc = BotFault("startup", exc.reason)
@@ -244,7 +257,7 @@ class _Game:
             # first. Read as raw JSON, it is read to its end (the numbers' size unchecked).
             try:
                 msgspec.json.decode(line, type=msgspec.Raw)
-                kind, why = "schema", f"which is not a valid message: {exc}"
+                kind, why = "schema", f"{NOT_A_MESSAGE}: {exc}"
             except Exception as bad:
                 kind, why = _unreadable(bad)
         except Exception as exc:  # nothing a bot writes may stop the game
@@ -325,9 +338,8 @@ class _Game:
             )
         if index is not None:
             if not 0 <= index < len(legal):
-                raise IllegalAction(
-                    {"index": index}, f"index out of range: {len(legal)} actions were offered"
-                )
+                offered = f"{counted(len(legal), 'action')} {'was' if len(legal) == 1 else 'were'}"
+                raise IllegalAction({"index": index}, f"index out of range: {offered} offered")
             return legal[index]
         assert action is not None  # (exactly one of the two, as checked above)
         return _ByValue(action)
@@ -401,8 +413,8 @@ class _Game:
                     if self.decision >= bound:
                         self.error = (
                             f"the game passed the {self.bound} decisions its rules allow "
-                            f"({self.ruleset.id}, {len(self.conns)} players): a rules error, "
-                            "charged to no bot"
+                            f"({self.ruleset.id}, {counted(len(self.conns), 'player')}): a rules "
+                            "error, charged to no bot"
                         )
                         return
                     legal = state.legal_actions()
@@ -646,12 +658,15 @@ async def play_game(
     on_fault: OnFault | None = None,
     start_limiter: trio.CapacityLimiter | None = None,
     game_id: str = "",
+    trace: Trace | None = None,
 ) -> GameRecord:
     """Play one game between `bots` (seat i is bots[i]) and return its record.
 
     `observer` sees the events of each move as it is made, `on_fault` each fault as it is
     charged; `start_limiter` bounds how many bots start at once (shared across concurrent
-    games); `game_id` is stored in the record (a tournament's schedule key)."""
+    games); `game_id` is stored in the record (a tournament's schedule key). With `trace`,
+    every line to and from each bot process and each fault go to it (`arena.referee.trace`;
+    a `connect` of its own traces the processes it makes `TracedBotProcess`es)."""
     config = config or RefereeConfig()
     ruleset = get_ruleset(ruleset_id)
     ruleset.check_players(len(bots))
@@ -669,12 +684,29 @@ async def play_game(
         if sandboxed(spec):
             others = [paths[j] for j, b in enumerate(bots) if b != spec]
             hide = hidden(paths[i], others, config.private)
+        if trace is not None:
+            return TracedBotProcess(
+                spec,
+                trace,
+                i,
+                max_line=config.max_line,
+                stderr_limit=config.stderr_limit,
+                hide=hide,
+            )
         return BotProcess(
             spec, max_line=config.max_line, stderr_limit=config.stderr_limit, hide=hide
         )
 
     conns = [make(i, spec) for i, spec in enumerate(bots)]
-    game = _Game(ruleset_id, conns, options, seed, config, observer, on_fault)
+    game = _Game(ruleset_id, conns, options, seed, config, observer, on_fault, trace)
+    if trace is not None:
+        trace.begin(
+            f"{ruleset.id}, {counted(len(bots), 'player')}, seed {seed}",
+            [
+                b.name if isinstance(c, TracedBotProcess) else f"{b.name} (not traced)"
+                for b, c in zip(bots, conns, strict=True)
+            ],
+        )
     for seat, conn in enumerate(conns):
         if isinstance(conn, BotProcess):  # a limit broken while it is not being asked
             conn.on_violation = functools.partial(game.violated, seat)

@@ -16,7 +16,7 @@ import msgspec
 from arena.games import GameState, IllegalAction, get_ruleset
 from arena.games.base import describe
 from arena.games.errors import ArenaError
-from arena.games.text import progress_lines
+from arena.games.text import counted, progress_lines
 from arena.referee.records import GameRecord
 
 
@@ -48,13 +48,14 @@ def steps(record: GameRecord) -> Iterator[tuple[int | None, GameState[Any, Any]]
         bound = ruleset.max_decisions(record.players, ruleset.options(record.options))
         if state.is_terminal or len(record.moves) != bound:
             raise ReplayError(
-                f"the record says the referee ended it after {bound} decisions "
-                f"({record.error}), but it holds {len(record.moves)} moves"
+                f"the record says the referee ended it after {counted(bound, 'decision')} "
+                f"({record.error}), but it holds {counted(len(record.moves), 'move')}"
                 + (" and the game ended" if state.is_terminal else "")
             )
         return
     if not state.is_terminal:
-        raise ReplayError(f"the record ends after {len(record.moves)} moves, before the game ends")
+        moves = counted(len(record.moves), "move")
+        raise ReplayError(f"the record ends after {moves}, before the game ends")
     outcome = state.outcome()
     if list(outcome.ranks) != record.game_ranks or [float(s) for s in outcome.scores] != [
         float(s) for s in record.scores

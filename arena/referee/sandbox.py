@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import resource
 import secrets
 import shutil
 import subprocess
@@ -30,7 +31,9 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import Meta
 
+from arena.games.convert import explain
 from arena.games.errors import ArenaError
+from arena.games.suggest import did_you_mean
 from arena.referee import seccomp
 from arena.referee.programs import Program, ProgramError, resolve_program
 
@@ -106,14 +109,17 @@ def with_limits(config: SandboxConfig, pairs: Iterable[str]) -> SandboxConfig:
         key, sep, value = pair.partition("=")
         key = key.strip()
         if not sep or key not in fields:
-            raise ValueError(f"expected one of {', '.join(fields)} = a number, got {pair!r}")
+            hint = did_you_mean(key, fields) if sep else ""
+            raise ValueError(
+                f"expected one of {', '.join(fields)} = a number, got {pair!r}"
+                + (f"; {hint}" if hint else "")
+            )
         changes[key] = value.strip()
+    data = {**msgspec.structs.asdict(config), **changes}
     try:
-        return msgspec.convert(
-            {**msgspec.structs.asdict(config), **changes}, SandboxConfig, strict=False
-        )
+        return msgspec.convert(data, SandboxConfig, strict=False)
     except msgspec.ValidationError as exc:
-        raise ValueError(f"sandbox limit: {exc}") from None
+        raise ValueError(f"sandbox limit: {explain(exc, data, SandboxConfig)}") from None
 
 
 # -- is it available? -----------------------------------------------------------------------
@@ -404,6 +410,14 @@ def _shown(
     return exe, shown, program
 
 
+def _open_files(wanted: int) -> int:
+    """The limit on open files a sandboxed process gets: `wanted`, or the referee's own hard
+    limit when that is lower (nobody inside the sandbox may raise a hard limit, so asking for
+    more would stop every bot from starting)."""
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    return wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+
+
 def wrap(
     argv: Sequence[str],
     *,
@@ -480,7 +494,7 @@ def wrap(
         f"--nproc={config.processes}",
         f"--cpu={config.cpu_seconds}:{config.cpu_seconds + 1}",  # SIGXCPU, then SIGKILL
         f"--fsize={config.file_size_mb * MIB}",
-        f"--nofile={config.open_files}",
+        f"--nofile={_open_files(config.open_files)}",
         "--core=0",
         "--",
         *argv,

@@ -32,7 +32,7 @@ them: x86_64 (with its x32 calls, the native numbers with bit 30 set) and the 32
 calls an x86_64 kernel also takes; aarch64 and the 32-bit ARM calls of an aarch64 kernel. A
 call of any other architecture, which these kernels never make, kills the process. On a
 machine of another architecture there is no filter (`program` is None) and the channels above
-stay open (README.md, "Security: the bot sandbox").
+stay open (docs/security.md, "Games at the same time").
 
 The program is built once per process with `struct`: some sixty instructions, for which a
 libseccomp binding would bring a native library and a package to every machine that plays

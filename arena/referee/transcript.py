@@ -1,7 +1,7 @@
 """The transcript of a short real game as seat 0 sees it: the example in PROTOCOL.md.
 
     python -m arena.referee.transcript            # print the markdown block
-    python -m arena.referee.transcript --update   # rewrite that block in protocol/PROTOCOL.md
+    python -m arena.referee.transcript --update   # rewrite that block in docs/PROTOCOL.md
     python -m arena.referee.transcript --search   # list short games that show every kind of step
 
 The game is refereed by the real referee (`arena.referee.game.play_game`) between two
@@ -32,7 +32,7 @@ OPTIONS: dict[str, Any] = {"rounds": 1}
 SEED = 79  # short (13 decisions), and seat 0 meets a lead, a pass, a take and a trick end
 LIMITS = Limits(startup_ms=10_000, move_ms=1_000, bank_ms=5_000, increment_ms=100)
 NAMES = ("my-bot", "opponent")
-PROTOCOL_MD = Path(__file__).resolve().parents[2] / "protocol" / "PROTOCOL.md"
+PROTOCOL_MD = Path(__file__).resolve().parents[2] / "docs" / "PROTOCOL.md"
 BEGIN, END = "<!-- transcript:begin -->", "<!-- transcript:end -->"
 ARROWS: dict[Sender, str] = {"referee": "→", "bot": "←"}
 

@@ -37,11 +37,11 @@ def test_a_clock_option_that_cannot_work_stops_the_command(
 @pytest.mark.parametrize(
     ("line", "field"),
     [
-        ("move = 0", "time.move"),
-        ("move = -1", "time.move"),
-        ("startup = 0", "time.startup"),
-        ("bank = -1", "time.bank"),
-        ("increment = nan", "time.increment"),
+        ("move = 0", "`[time] move`"),
+        ("move = -1", "`[time] move`"),
+        ("startup = 0", "`[time] startup`"),
+        ("bank = -1", "`[time] bank`"),
+        ("increment = nan", "`[time] increment`"),
     ],
 )
 def test_a_tournament_clock_that_cannot_work_is_refused(

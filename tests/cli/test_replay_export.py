@@ -53,24 +53,29 @@ def test_replaying_a_file_without_game_records_is_an_error(
         assert f"error: {file} holds no game records ({why}" in result.output
 
 
-def test_replaying_a_missing_file_or_a_folder_is_an_error(tmp_path: Path) -> None:
-    result = invoke("replay", tmp_path / "nothing.jsonl")
-    assert result.exit_code == 2 and f"error: no such file: {tmp_path / 'nothing.jsonl'}" in (
+def test_replaying_a_missing_file_or_a_folder_without_games_is_an_error(tmp_path: Path) -> None:
+    missing = tmp_path / "nothing.jsonl"
+    result = invoke("replay", missing)
+    assert result.exit_code == 2 and f"error: no such file or folder: {missing}" in result.output
+    result = invoke("export", tmp_path)
+    assert result.exit_code == 2
+    assert f"error: {tmp_path} is not a tournament results folder (no games.jsonl)" in (
         result.output
     )
     (tmp_path / "games.jsonl").write_text("")
-    result = invoke("replay", tmp_path)
-    assert result.exit_code == 2
-    assert f"{tmp_path} is a folder, not a file of game records: its games are in " in (
-        result.output
-    )
+    for command in ("replay", "export"):
+        result = invoke(command, tmp_path)
+        assert result.exit_code == 2
+        assert f"error: {tmp_path} holds no game records (its games.jsonl is empty)" in (
+            result.output
+        )
 
 
 def test_replay_chooses_a_game_by_id_or_by_position(
     journal: tuple[Path, list[GameRecord]],
 ) -> None:
     path, _ = journal
-    result = invoke("replay", path, "--game", "r0-t1-d0-s0", "-q")
+    result = invoke("replay", path, "--game", "r0-t1-d0-s0")
     assert result.exit_code == 0, result.output
     assert "game 3 (r0-t1-d0-s0): odin-race, seed 2" in result.output
     assert result.output.count("reproduced exactly") == 1
@@ -78,8 +83,7 @@ def test_replay_chooses_a_game_by_id_or_by_position(
     for args in (["--line", "2"], ["--game", "2"]):  # a number no game has as id: a position
         result = invoke("replay", path, *args, "-q")
         assert result.exit_code == 0, result.output
-        assert "game 2 (r0-t0-d0-s1)" in result.output
-        assert result.output.count("reproduced exactly") == 1
+        assert result.output == "game 2 (r0-t0-d0-s1): reproduced exactly\n"
 
 
 def test_a_missing_id_lists_ids_that_exist(journal: tuple[Path, list[GameRecord]]) -> None:
@@ -121,16 +125,16 @@ def test_export_writes_the_log_of_one_game(
     assert result.output == export_game(records[3])
 
 
-def test_export_of_a_file_of_many_games_needs_a_choice(
-    journal: tuple[Path, list[GameRecord]],
+def test_export_without_a_choice_writes_every_game_of_the_file(
+    journal: tuple[Path, list[GameRecord]], tmp_path: Path
 ) -> None:
-    path, _ = journal
-    result = invoke("export", path)
-    assert result.exit_code == 2, result.output
-    assert f"{path} holds 4 games: choose one with --game ID (ids such as r0-t0-d0-s0" in (
-        result.output
-    )
-    assert "or --line 1..4" in result.output
+    path, records = journal
+    out = tmp_path / "all.txt"
+    result = invoke("export", path, "-o", out)
+    assert result.exit_code == 0, result.output
+    assert result.output == f"wrote 4 games of {path} to {out}\n"
+    assert out.read_text() == "\n".join(export_game(r) for r in records)
+    assert not list(tmp_path.glob(".all.txt*"))  # nothing left beside it
 
 
 def test_version_names_the_distribution_and_its_version() -> None:

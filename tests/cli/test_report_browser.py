@@ -7,7 +7,7 @@ faults and fallback moves show; override-classic; bested with three seats), are 
 tests check what a user relies on: the leaderboard's numbers are `arena leaderboard --json`'s,
 sorting works, the viewer steps to the last move (keys, buttons) and shows the final scores,
 a seat's view never shows a card another seat holds unseen, and the filters narrow the game
-list. They write screenshots as they go (the README's: ARENA_SCREENSHOTS=docs/images).
+list. They write screenshots as they go (the docs' pictures: ARENA_SCREENSHOTS=docs/images).
 """
 
 from __future__ import annotations
@@ -30,7 +30,9 @@ from tests.helpers.paths import EXAMPLE_BOTS, RANDOM, TEST_BOTS
 from tests.helpers.reports import CODE, hidden_cards
 from tests.helpers.tournaments import command_bot, path_bot, write_tournament
 
-# Where the screenshots go: a folder of the test run's own, or, to refresh the README's,
+pytestmark = pytest.mark.slow  # (three tournaments played, and a headless browser started)
+
+# Where the screenshots go: a folder of the test run's own, or, to refresh the docs' pictures,
 # ARENA_SCREENSHOTS=docs/images (so a test run never changes the files in the checkout).
 IMAGES = Path(os.environ.get("ARENA_SCREENSHOTS") or tempfile.mkdtemp(prefix="arena-screens-"))
 CHROMIUM = "/usr/bin/chromium"
@@ -265,7 +267,7 @@ def test_the_viewer_steps_to_the_last_move_and_shows_the_final_scores(
     assert viewer_step(browser)[0] == 0
     slider = browser.find_element(By.ID, "v-slider")
     assert int(slider.get_attribute("max") or 0) == len(record.moves)
-    # the README's picture of this family's replay: mid-game, every seat shown
+    # the docs' picture of this family's replay: mid-game, every seat shown
     browser.execute_script(f"window.arena.go({showcase_step(record)})")
     IMAGES.mkdir(parents=True, exist_ok=True)
     assert browser.save_screenshot(str(IMAGES / f"replay-{family}.png"))
@@ -412,7 +414,7 @@ def test_the_filters_narrow_the_game_list(browser: WebDriver, reports: dict[str,
 
 
 def test_the_leaderboard_screenshot(browser: WebDriver, reports: dict[str, Path]) -> None:
-    """The README's picture of a report: its top, the leaderboard and the Elo chart."""
+    """The docs' picture of a report: its top, the leaderboard and the Elo chart."""
     load(browser, reports["odin"] / "report.html")
     browser.execute_script("window.scrollTo(0, 0)")
     IMAGES.mkdir(parents=True, exist_ok=True)
@@ -427,7 +429,7 @@ def test_arena_replay_html_writes_a_viewer_of_a_records_file(
     out = tmp_path / "viewer.html"
     result = invoke("replay", games, "--line", "2", "--html", "-o", out)
     assert result.exit_code == 0, result.output
-    assert re.search(r"wrote .*viewer\.html .*the replay viewer of 1 games", result.output)
+    assert re.search(r"wrote .*viewer\.html .*the replay viewer of 1 game\n", result.output)
     record = records(reports["bested"])[1]
     load(browser, out)
     assert not browser.find_elements(By.ID, "leaderboard")  # a records file has no standings

@@ -38,6 +38,7 @@ def test_the_walkthrough_has_every_step() -> None:
     assert files == ["my-bot/bot.py", "my-bot/bot.toml", "league.toml"]
 
 
+@pytest.mark.slow
 def test_the_walkthrough_runs_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "examples").symlink_to(ROOT / "examples")
     monkeypatch.chdir(tmp_path)

@@ -714,6 +714,7 @@ def test_shedding_out_waits_for_the_meld_to_be_final():
     assert state.shed == [0]
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(
     hand_=st.lists(st.sampled_from(sorted(deck_codes(6))), max_size=6, unique=True),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from itertools import combinations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from msgspec.structs import astuple
@@ -114,6 +115,7 @@ def test_every_offered_meld_in_legal_list_order(case: Case) -> None:
     assert tuples(M.removal_melds(hand, wilds, kinds)) == list(firsts.values())
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(case=hands(), data=st.data())
 def test_the_melds_that_beat_a_meld(case: Case, data: st.DataObject) -> None:
@@ -130,6 +132,7 @@ def test_the_melds_that_beat_a_meld(case: Case, data: st.DataObject) -> None:
     assert tuples(M.beating(hand, wilds, old, zero_high)) == want
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(case=hands(), data=st.data())
 def test_a_wild_where_a_natural_could_stand(case: Case, data: st.DataObject) -> None:

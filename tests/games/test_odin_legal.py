@@ -372,12 +372,14 @@ def check_apply_agrees(state, data, steps: int) -> None:
             assert state.legal_actions() == legal
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(state=scripted_positions(), data=st.data())
 def test_apply_accepts_exactly_the_legal_actions_in_scripted_positions(state, data):
     check_apply_agrees(state, data, steps=25)
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(state=played_positions(), data=st.data())
 def test_apply_accepts_exactly_the_legal_actions_in_played_positions(state, data):

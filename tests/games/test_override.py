@@ -557,6 +557,7 @@ def play_random(state: OverrideState, rng: random.Random, check: bool = True) ->
     return turns
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     ruleset=st.sampled_from(RULESETS),
@@ -656,7 +657,7 @@ def test_registered_for_exactly_two_players_with_no_options(ruleset):
         assert f"{ruleset} takes 2 players, not {players}" in str(info.value)
     with pytest.raises(GameConfigError) as info:
         new_game(ruleset, 2, {"size": 6}, 0)
-    assert "no option 'size'" in str(info.value) and "no options" in str(info.value)
+    assert "no option `size`" in str(info.value) and "no options" in str(info.value)
     assert rs.options(None) == rs.options_type()
 
 

@@ -260,6 +260,7 @@ def test_the_bounds_follow_the_options() -> None:
             assert isinstance(bound, int) and bound > 0
 
 
+@pytest.mark.slow
 def test_long_random_games_stay_within_the_bound() -> None:
     """Seeded games of every ruleset, played uniformly at random and by a policy that drags
     games out; the longest must not pass the bound. Run with `pytest -s` for the table."""

@@ -35,6 +35,8 @@ from tests.helpers.cli import invoke
 from tests.helpers.paths import EXAMPLE_BOTS, GREEDY, RANDOM, TEST_BOTS
 from tests.helpers.tournaments import path_bot, write_tournament
 
+pytestmark = pytest.mark.slow  # (a Dask cluster of worker processes, for every test)
+
 RANDOM_C = EXAMPLE_BOTS / "random-c"
 
 
@@ -46,8 +48,8 @@ def bot_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def cluster(bot_cache: Path) -> Iterator[object]:
     """Two worker processes (3 games at once each), unpacking bots into `bot_cache`."""
-    os.environ["ARENA_BOT_CACHE"] = str(bot_cache)  # the workers inherit it
-    try:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("ARENA_BOT_CACHE", str(bot_cache))  # the workers inherit it
         with distributed.LocalCluster(
             n_workers=2,
             threads_per_worker=3,
@@ -56,8 +58,6 @@ def cluster(bot_cache: Path) -> Iterator[object]:
             silence_logs=logging.ERROR,
         ) as c:
             yield c
-    finally:
-        os.environ.pop("ARENA_BOT_CACHE", None)
 
 
 def address(cluster: object) -> str:
@@ -345,11 +345,14 @@ def test_sprt_plays_on_worker_processes(tmp_path: Path) -> None:
     assert len(ids) == len(set(ids)) >= 2
 
 
-def test_workers_and_a_cluster_together_are_refused(tmp_path: Path) -> None:
+def test_workers_and_a_cluster_together_are_refused_before_any_results(tmp_path: Path) -> None:
     file = demo(tmp_path, RANDOM, GREEDY, deals=1)
-    result = invoke("tournament", file, "--workers", "2", "--cluster", "tcp://127.0.0.1:1")
+    results = tmp_path / "results"
+    args = ("--results", results, "--workers", "2", "--cluster", "tcp://127.0.0.1:1")
+    result = invoke("tournament", file, *args)
     assert result.exit_code == 2
     assert "not both" in result.output
+    assert not results.exists()  # nothing that would block the corrected tournament
 
 
 def test_an_unreachable_scheduler_is_an_error_in_words() -> None:

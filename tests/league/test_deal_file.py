@@ -54,6 +54,7 @@ def test_a_short_file_is_cycled_and_swiss_rounds_take_the_next_deals(tmp_path: P
     assert [g.seed for g in second if g.table == 0 and g.rotation == 0] == [6, 5, 6]
 
 
+@pytest.mark.slow
 async def test_two_tournaments_on_one_deal_file_play_the_same_deals(tmp_path: Path) -> None:
     deal_file(tmp_path)
     seeds_seen = []

@@ -143,6 +143,8 @@ def hands(seed: int, players: int) -> list[tuple[str, ...]]:
     return [tuple(msgspec.to_builtins(game.observation(s))["hand"]) for s in range(players)]
 
 
+@pytest.mark.alone
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["in-process", "workers"])
 async def test_no_two_rotations_of_a_deal_overlap_and_the_jobs_stay_busy(
     tmp_path: Path, where: str

@@ -280,6 +280,7 @@ def journal(folder: Path) -> list[GameRecord]:
     return list(read_records(path))
 
 
+@pytest.mark.slow
 def test_sprt_command_finds_greedy_stronger_than_random(tmp_path: Path) -> None:
     """H1: exit 0, with the summary; run again, the test has ended: nothing is played."""
     args = ("sprt", GREEDY, RANDOM, "-r", "odin-race", "--elo0", "0", "--elo1", "100")
@@ -309,6 +310,7 @@ def test_sprt_command_finds_greedy_stronger_than_random(tmp_path: Path) -> None:
     assert f"  games   greedy-py: W {wins}  D {draws}  L {losses}" in again.output
 
 
+@pytest.mark.slow
 def test_h0_accepted_exits_1(tmp_path: Path) -> None:
     args = ("sprt", RANDOM, GREEDY, "-r", "odin-race", "--elo0", "0", "--elo1", "100")
     result = invoke(*args, "--results", tmp_path, "--sandbox", "off")
@@ -337,7 +339,7 @@ def test_no_decision_exits_4_and_a_larger_max_pairs_plays_on(tmp_path: Path) -> 
 def test_refusals_exit_2(tmp_path: Path) -> None:
     base = ["sprt", RANDOM, GREEDY, "-r", "odin-race", "--results", tmp_path, "--name", "x"]
     bad = invoke(*base, "--elo0", "10", "--elo1", "0")
-    assert bad.exit_code == 2 and "error: elo0 must be below elo1" in bad.output
+    assert bad.exit_code == 2 and "error: --elo0 must be below --elo1" in bad.output
     bad_name = invoke(*base[:-1], "../up")
     assert bad_name.exit_code == 2 and "error: --name '../up'" in bad_name.output
     here = spec(a=MatchBot("random-py", ["x"]), b=MatchBot("greedy-py", ["y"]))
@@ -372,6 +374,7 @@ def test_the_referee_out_of_resources_exits_3(
     assert len(journal(tmp_path)) == 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "kill"])
 def test_a_stopped_command_resumes_without_playing_a_deal_twice(
     tmp_path: Path, stop: signal.Signals

@@ -118,7 +118,7 @@ async def test_a_tournament_plays_on_with_fewer_games_at_once(
     assert len(records) == 6 and len({r.game for r in records}) == 6
     assert [f for r in records for f in r.faults] == []
     assert calls[0] == 7
-    assert len(notes) == 1 and "playing 1 games at once from now on" in notes[0]
+    assert len(notes) == 1 and "playing 1 game at once from now on" in notes[0]
 
 
 async def test_a_match_plays_on_with_fewer_games_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -132,4 +132,4 @@ async def test_a_match_plays_on_with_fewer_games_at_once(monkeypatch: pytest.Mon
     assert state.pairs == 3 and len(state.games) == 6
     assert [f for g in state.games for f in g.faults] == []
     assert calls[0] == 7
-    assert len(notes) == 1 and "playing 1 games at once from now on" in notes[0]
+    assert len(notes) == 1 and "playing 1 game at once from now on" in notes[0]

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.league.ratings import Result, fit, game_results, pairwise_results
+from arena.league.ratings import Result, fit, game_results, pairwise_results, t95
 
 ELO_75 = 400 * math.log10(3)  # 190.85: the gap at which the stronger bot scores 75%
 
@@ -110,8 +110,9 @@ def test_a_many_seat_game_counts_as_one_draw_of_chance():
 def test_los_uses_the_covariance():
     table = fit(games("a", "b", 60, 0, 40), ["a", "b"])
     a, b = table.rating("a"), table.rating("b")
-    # With two bots the ratings are perfectly anti-correlated: var(a - b) = 4 var(a).
-    sigma_a = a.error / 1.96
+    # With two bots the ratings are perfectly anti-correlated: var(a - b) = 4 var(a). The
+    # bar is t95(99) σ, from 100 games; LOS is the normal approximation.
+    sigma_a = a.error / t95(99)
     z = (a.elo - b.elo) / (2 * sigma_a)
     assert table.los("a", "b") == pytest.approx(0.5 * (1 + math.erf(z / math.sqrt(2))), rel=1e-6)
     assert table.los("a", "b") + table.los("b", "a") == pytest.approx(1.0)
@@ -239,3 +240,18 @@ def test_bad_input_is_refused():
         fit([], ["a", "b"], prior_games=0.0)
     with pytest.raises(KeyError):
         fit([], ["a", "b"]).los("a", "x")
+
+
+def test_error_bars_take_students_t_for_the_draws_of_chance_measured() -> None:
+    # The 95% two-sided quantiles of t (tables to 9 digits), at least 3 degrees of freedom.
+    known = {3: 3.182446305, 4: 2.776445105, 9: 2.262157163, 29: 2.045229642, 60: 2.000297822}
+    for degrees, quantile in known.items():
+        assert t95(degrees) == pytest.approx(quantile, abs=1e-9)
+    assert t95(61) == pytest.approx(1.999623, abs=1e-6)  # past 60: the series
+    assert t95(1000) == pytest.approx(1.962339081, abs=1e-9)
+    assert t95(1) == t95(2) == t95(3)
+    # Two bots, 10 games: each bar is t with 9 degrees of freedom times σ; 40 games, 39.
+    for count, degrees in ((10, 9), (40, 39)):
+        few = fit(games("a", "b", count // 2, 0, count // 2), ["a", "b"])
+        sigma = math.sqrt(few.covariance[0][0])
+        assert few.rating("a").error == pytest.approx(t95(degrees) * sigma, rel=1e-12)

@@ -1,7 +1,8 @@
 """The numpy rating fit against references computed the plain way: the pure-Python dense
 Newton fit it replaced (kept here as it was, to pin the ratings), the likelihood equations
-on lopsided data that fit could not solve, and the sandwich covariance summed game by game;
-and a table that does not change by one bit when the results come in another order."""
+on lopsided data that fit could not solve, and the sandwich covariance summed deal by deal
+and game by game, with each bot's t quantile; and a table that does not change by one bit
+when the results come in another order."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from arena.league.ratings import (
     _stable_order,
     fit,
     game_results,
+    t95,
 )
 
 # The fit before numpy (arena/league/ratings.py at commit 6b1bae4), trimmed to the ratings
@@ -311,13 +313,16 @@ def test_any_weights_converge_to_the_optimum(results: list[Result], prior: float
 
 
 def plain_sandwich(results: Sequence[Result], table: RatingTable, prior: float) -> dict[str, float]:
-    """The 95% errors of `fit`'s documented covariance, summed result by result in Python."""
+    """The 95% errors of `fit`'s documented covariance, summed result by result in Python,
+    each times its bot's quantile: t95(draws - 1) for the draws of chance (deals, games, or
+    keyless whole games) it was in, 1.96 without any."""
     theta = theta_of(table, prior)
     names = list(theta)
     at = {name: k for k, name in enumerate(names)}
     n = len(names)
     info, spread = np.zeros((n, n)), np.zeros((n, n))
     games: dict[object, np.ndarray] = {}
+    members: dict[object, set[str]] = {}
     for r in results:
         a, b = at[r.a], at[r.b]
         p = 1.0 / (1.0 + math.exp(theta[r.b] - theta[r.a]))
@@ -327,8 +332,10 @@ def plain_sandwich(results: Sequence[Result], table: RatingTable, prior: float) 
         if r.game is None and r.weight != 1.0:  # a piece of an unknown game: its information
             spread += r.weight * p * (1 - p) * np.outer(d, d)
         else:
-            key = object() if r.game is None else r.game
+            key = object() if r.game is None else ("game", r.game)
+            key = key if r.deal is None else ("deal", r.deal)
             games[key] = games.get(key, np.zeros(n)) + r.weight * (r.score - p) * d
+            members.setdefault(key, set()).update((r.a, r.b))
     for g in games.values():
         spread += np.outer(g, g)
     for name, k in at.items():
@@ -339,11 +346,31 @@ def plain_sandwich(results: Sequence[Result], table: RatingTable, prior: float) 
     cov = inverse @ spread @ inverse
     centre = np.eye(n) - 1.0 / n
     cov = centre @ cov @ centre.T
-    return {name: Z95 * ELO_PER_NAT * math.sqrt(cov[k, k]) for name, k in at.items()}
+    draws = {name: sum(name in bots for bots in members.values()) for name in names}
+    return {
+        name: (t95(draws[name] - 1) if draws[name] else Z95) * ELO_PER_NAT * math.sqrt(cov[k, k])
+        for name, k in at.items()
+    }
 
 
-def test_error_bars_are_the_sandwich_summed_game_by_game() -> None:
+def paired(seed: int, deals: int = 80) -> list[Result]:
+    """Deals of 2 to 4 seats among 8 bots, each played in every rotation of its table (the
+    rotations' results keyed by the deal, their games by number), some cut short."""
+    rng = random.Random(seed)
+    names = [f"m{i}" for i in range(8)]
+    out = []
+    for deal in range(deals):
+        table = rng.sample(names, rng.randint(2, 4))
+        for turn in range(rng.randint(1, len(table))):
+            seats = table[turn:] + table[:turn]
+            ranks = [rng.randint(1, len(seats)) for _ in seats]
+            out += game_results(seats, ranks, game=f"{deal}-{turn}", deal=deal)
+    return out
+
+
+def test_error_bars_are_the_sandwich_summed_deal_by_deal_and_game_by_game() -> None:
     results = many_seat(7, keyed=True) + many_seat(8, keyed=False) + two_seat(9, 8, 300, "m")
+    results += paired(10)
     results += [Result("m0", "m1", 1.0, game="two-seat, keyed"), Result("m2", "m3", 0.5, 0.4)]
     results = [r for r in results if r.a != r.b]
     bots = [f"m{i}" for i in range(8)]

@@ -110,6 +110,7 @@ def test_the_page_holds_its_data_and_no_markup_from_it(tmp_path: Path) -> None:
     assert "<script src" not in html and "<link" not in html  # nothing to fetch
 
 
+@pytest.mark.slow
 def test_a_report_of_a_thousand_games_is_under_10_mb(tmp_path: Path) -> None:
     """Odin between random players (long games: about 270 decisions each), 2% faulted."""
     here = write_random_results(tmp_path / "big", 1000, players=2, bots=6, seed=11)

@@ -179,6 +179,7 @@ def test_round_robin_samples_balanced_tables(data, seed):
     assert max(counts) - min(counts) <= 1
 
 
+@pytest.mark.slow
 @FAST
 @given(st.data(), st.text(max_size=8))
 def test_balanced_tables_are_balanced_at_every_prefix(data, seed):

@@ -104,7 +104,8 @@ def test_a_seed_beyond_64_bits_leaves_out_deal_pairs_but_not_wins_and_losses() -
 
 def test_the_fit_gets_every_game_as_game_results_gives_it() -> None:
     # Made from the flat arrays as columns, the results are those of `game_results` for each
-    # game, a game of more than 2 seats keyed by its number: the same table to the last bit.
+    # game, keyed by its deal (seed) and the bots at its table, so that the rotations of one
+    # deal count as one draw of chance: the same table to the last bit.
     mixed = [g for seats in (2, 3, 4, 6) for g in some_games(seats, 40, seats)]
     random.Random(1).shuffle(mixed)
     for games in ([g for g in some_games(7, 60, 2)], some_games(8, 60, 4), mixed):
@@ -116,7 +117,10 @@ def test_the_fit_gets_every_game_as_game_results_gives_it() -> None:
             r
             for number, g in enumerate(rated)
             for r in game_results(
-                [s.bot for s in g.seats], g.ranks, number if len(g.seats) > 2 else None
+                [s.bot for s in g.seats],
+                g.ranks,
+                number,
+                deal=f"{g.seed}:{sorted(s.bot for s in g.seats)}",
             )
         ]
         assert standings.ratings() == fit(results, standings.names)

@@ -121,9 +121,15 @@ HEAD = 'name = "bad"\nruleset = "odin"\n'
 @pytest.mark.parametrize(
     ("text", "says"),
     [
-        pytest.param(HEAD + "round = 3\n", ["unknown field", "round"], id="unknown-key"),
         pytest.param(
-            HEAD + "[time]\nmove = 1\nbonus = 2\n", ["unknown field", "bonus"], id="unknown-time"
+            HEAD + "round = 3\n",
+            ["unknown key `round`: did you mean `rounds`?", "keys: name, ruleset, bots"],
+            id="unknown-key",
+        ),
+        pytest.param(
+            HEAD + "[time]\nmove = 1\nbonus = 2\n",
+            ["unknown key `bonus` in [time]", "keys: move, startup, bank, increment, margin"],
+            id="unknown-time",
         ),
         pytest.param(
             'name = "bad"\nruleset = "chess"\n', ["unknown ruleset", "chess", "odin"], id="ruleset"
@@ -164,12 +170,15 @@ def test_a_bad_setting_is_one_config_error_naming_it(
             {}, [*TWO_BOTS, greedy_bot("greedy-py")], ["repeated: greedy-py"], id="duplicates"
         ),
         pytest.param(
-            {"format": "gauntlet"}, TWO_BOTS, ["gauntlet needs challenger"], id="no-challenger"
+            {"format": "gauntlet"}, TWO_BOTS, ["gauntlet needs `challenger`"], id="no-challenger"
         ),
         pytest.param(
             {"format": "gauntlet", "challenger": "grredy-py"},
             TWO_BOTS,
-            ["'grredy-py' is not a bot", "greedy-py, random-py"],
+            [
+                "unknown bot `grredy-py` in `challenger`: did you mean `greedy-py`?",
+                "greedy-py, random-py",
+            ],
             id="unknown-challenger",
         ),
         pytest.param(
@@ -220,6 +229,7 @@ def test_invalid_toml_and_a_missing_file_are_config_errors(tmp_path: Path) -> No
 # -- 2. round robin --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_round_robin_plays_exactly_the_planned_games_on_paired_deals(
     tmp_path: Path,
 ) -> None:
@@ -379,6 +389,7 @@ def wait_for_games(games: Path, count: int, proc: subprocess.Popen[str]) -> None
     assert proc.poll() is None, "the run finished before it could be interrupted"
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_the_run_and_its_bots_and_a_rerun_completes(
     tmp_path: Path, lingering: Path
 ) -> None:
@@ -440,6 +451,7 @@ def test_ctrl_c_as_a_game_is_journaled_still_counts_that_game(
         assert len(finished) >= 2
 
 
+@pytest.mark.slow
 def test_a_killed_run_resumes_without_replaying_and_the_folder_is_locked_meanwhile(
     tmp_path: Path, lingering: Path
 ) -> None:
@@ -479,6 +491,7 @@ def test_a_killed_run_resumes_without_replaying_and_the_folder_is_locked_meanwhi
     ]
 
 
+@pytest.mark.slow
 def test_another_tournament_of_the_same_name_is_refused_unless_fresh(tmp_path: Path) -> None:
     bots = [path_bot(GREEDY), path_bot(RANDOM), random_bot("random-b")]
     first = write_tournament(tmp_path, bots, file="first.toml", name="same")
@@ -513,6 +526,7 @@ def byes_by_round(schedule: list[Game], names: list[str]) -> dict[int, list[str]
     return {r: [n for n in names if n not in seated[r]] for r in sorted(seated)}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("count", [5, 6])
 async def test_swiss_plays_its_rounds_and_a_resume_derives_the_same_pairings(
     tmp_path: Path, count: int
@@ -589,6 +603,7 @@ def pair_scores(records: list[GameRecord]) -> dict[tuple[str, str], list[float]]
     return out
 
 
+@pytest.mark.slow
 async def test_three_seat_round_robin_plays_every_table_in_every_rotation(
     tmp_path: Path,
 ) -> None:
@@ -634,6 +649,7 @@ async def test_three_seat_round_robin_plays_every_table_in_every_rotation(
 # -- 6. gauntlet -----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_gauntlet_puts_the_challenger_in_every_game(tmp_path: Path) -> None:
     field = ["random-py", "random-b", "random-c"]
     bots = [

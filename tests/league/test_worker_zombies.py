@@ -24,6 +24,8 @@ from arena.referee.game import RefereeConfig
 from arena.referee.records import GameRecord
 from tests.helpers.processes import orphan_bot as build_orphan_bot
 
+pytestmark = pytest.mark.slow  # (a thousand games on a Dask worker process)
+
 HANDFUL = 12  # zombies there may be at once: the orphans of the games at once, till reaped
 GAMES, AT_ONCE = 1000, 4
 

@@ -1,4 +1,4 @@
-"""A bot's build step in its sandbox (README, *Security*; PROTOCOL.md section 11): it sees
+"""A bot's build step in its sandbox (docs/security.md, *Builds*; PROTOCOL.md section 11): it sees
 what its bot sees, its folder writable, so it cannot write elsewhere, read the user's files
 or environment, or use the network, and leaves nothing on the host; as root it runs as a
 throwaway user and the folder goes back to its owner; the C example bot builds there and
@@ -155,6 +155,7 @@ def strays(marker: str) -> list[int]:
     return out
 
 
+@pytest.mark.slow
 def test_a_build_past_its_time_is_killed_with_every_process_it_started(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

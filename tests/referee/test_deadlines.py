@@ -121,6 +121,7 @@ async def held_game(hold_ms: float) -> GameRecord:
     return record
 
 
+@pytest.mark.alone
 async def test_an_answer_read_past_the_margin_is_its_own_bots_timeout() -> None:
     """The bot answered 5 ms before its deadline; the referee read it 25 ms after it (more than
     the margin): a timeout of that bot, with its overrun, and the next seat is asked as usual."""
@@ -132,6 +133,8 @@ async def test_an_answer_read_past_the_margin_is_its_own_bots_timeout() -> None:
     check(record, edge_seat=0)
 
 
+@pytest.mark.alone
+@pytest.mark.slow
 async def test_an_answer_read_within_the_margin_is_taken_and_shows_its_overrun() -> None:
     record = await held_game(hold_ms=MARGIN_MS / 2)
     assert record.faults == []
@@ -140,6 +143,8 @@ async def test_an_answer_read_within_the_margin_is_taken_and_shows_its_overrun()
     check(record, edge_seat=0)
 
 
+@pytest.mark.alone
+@pytest.mark.slow
 @pytest.mark.parametrize("offsets", [(-5, -2, -1, 0, 1, 2)])
 async def test_bots_at_the_edge_of_their_time_on_loaded_cores_fault_only_themselves(
     offsets: tuple[int, ...],
@@ -250,5 +255,5 @@ def test_a_tournament_file_sets_the_margin_and_refuses_one_that_is_no_margin(
         return str(path)
 
     assert load_tournament(file("0.05")).config.referee_config().margin_ms == 50
-    with pytest.raises(ValueError, match=r"time\.margin must be at least 0 s and at most 1 s"):
+    with pytest.raises(ValueError, match=r"`\[time\] margin` must be at least 0 s and at most 1 s"):
         load_tournament(file("2.5"))

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import shutil
 
+import pytest
+
 from arena.games import all_rulesets, get_ruleset
 from arena.referee.check import check_bot
 from arena.referee.folders import load_bot
@@ -21,6 +23,7 @@ def test_node_is_installed() -> None:
     assert shutil.which("node"), "node is needed for examples/bots/random-js (.ci/run installs it)"
 
 
+@pytest.mark.slow
 async def test_random_js_plays_every_ruleset_without_problems() -> None:
     report = await check_bot(load_bot(str(BOTS / "random-js")), all_rulesets(), games=1)
     # One game per seat of each ruleset at its fewest and at its most players (one count if
@@ -29,17 +32,20 @@ async def test_random_js_plays_every_ruleset_without_problems() -> None:
     assert report.ok, [p.fault for p in report.problems]
 
 
+@pytest.mark.slow
 async def test_random_py_plays_every_ruleset_without_problems() -> None:
     report = await check_bot(load_bot(str(BOTS / "random-py")), all_rulesets(), games=1)
     assert report.ok, [p.fault for p in report.problems]
 
 
+@pytest.mark.slow
 async def test_heuristic_plays_the_odin_family_without_problems() -> None:
     rulesets = [get_ruleset(r) for r in ODIN_FAMILY]
     report = await check_bot(load_bot(str(BOTS / "odin-heuristic")), rulesets, games=2)
     assert report.ok, [p.fault for p in report.problems]
 
 
+@pytest.mark.slow
 async def test_heuristic_beats_random_on_paired_deals() -> None:
     hero = load_bot(str(BOTS / "odin-heuristic"))
     rand = load_bot(str(BOTS / "random-py"))
@@ -62,6 +68,7 @@ async def test_override_heuristic_plays_both_boards_without_problems() -> None:
     assert report.ok, [p.fault for p in report.problems]
 
 
+@pytest.mark.slow
 async def test_override_heuristic_beats_random_on_paired_deals() -> None:
     hero = load_bot(str(BOTS / "override-heuristic"))
     rand = load_bot(str(BOTS / "random-py"))
@@ -76,12 +83,14 @@ async def test_override_heuristic_beats_random_on_paired_deals() -> None:
         assert wins >= 7, f"{ruleset}: the heuristic won only {wins} of {games} paired games"
 
 
+@pytest.mark.slow
 async def test_bested_heuristic_plays_both_rulesets_without_problems() -> None:
     rulesets = [get_ruleset("bested"), get_ruleset("bested-solo")]
     report = await check_bot(load_bot(str(BOTS / "bested-heuristic")), rulesets, games=1)
     assert report.ok, [p.fault for p in report.problems]
 
 
+@pytest.mark.slow
 async def test_bested_heuristic_beats_random_on_paired_deals() -> None:
     hero = load_bot(str(BOTS / "bested-heuristic"))
     rand = load_bot(str(BOTS / "random-py"))

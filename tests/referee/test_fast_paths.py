@@ -264,6 +264,7 @@ async def test_on_one_cpu_a_late_answer_is_waited_for_in_the_kernel(
         assert scope.deadline == math.inf  # trio never ran: the deadline was not needed
 
 
+@pytest.mark.alone
 async def test_with_other_games_an_answer_is_not_waited_for_in_the_kernel(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -280,6 +281,7 @@ async def test_with_other_games_an_answer_is_not_waited_for_in_the_kernel(
         assert line == b"answer"
 
 
+@pytest.mark.alone
 async def test_on_one_cpu_a_bot_writing_to_stderr_ends_the_kernel_wait(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -314,6 +316,7 @@ async def test_on_one_cpu_the_kernel_wait_ends_at_the_deadline(
         assert 0.2 <= trio.current_time() - start < 0.2 + 1
 
 
+@pytest.mark.slow
 async def test_on_one_cpu_the_kernel_wait_ends_with_the_fair_share(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

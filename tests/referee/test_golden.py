@@ -16,10 +16,10 @@ one set aside).
 After a deliberate change to the rules or the protocol, regenerate and review:
 
     ARENA_UPDATE_GOLDEN=1 .venv/bin/pytest tests/referee/test_golden.py
-    git diff --stat tests/golden protocol/PROTOCOL.md
+    git diff --stat tests/golden docs/PROTOCOL.md
 
 That rewrites tests/golden/*.jsonl (deleting files of games no longer listed) and
-the transcript in protocol/PROTOCOL.md (as `python -m arena.referee.transcript --update`).
+the transcript in docs/PROTOCOL.md (as `python -m arena.referee.transcript --update`).
 """
 
 from __future__ import annotations
@@ -354,6 +354,6 @@ def test_protocol_md_holds_the_current_transcript() -> None:
         return
     document = transcript.PROTOCOL_MD.read_text()
     assert transcript.current_block(document) == transcript.block(), (
-        "protocol/PROTOCOL.md's transcript is out of date: run "
+        "docs/PROTOCOL.md's transcript is out of date: run "
         "`python -m arena.referee.transcript --update` (or ARENA_UPDATE_GOLDEN=1) and review it"
     )

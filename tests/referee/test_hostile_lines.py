@@ -172,6 +172,7 @@ def play_line(line: bytes, moment: Moment) -> None:
         assert all(m.by == "bot" for m in record.moves if m.seat != SEAT)
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(line=lines)
 @example(line=NESTED)
@@ -186,6 +187,7 @@ def test_any_line_as_ready(line: bytes) -> None:
     play_line(line, "ready")
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(line=lines)
 @example(line=NESTED_ACTION)

@@ -39,6 +39,7 @@ def test_the_sandbox_works_here() -> None:
     assert sandbox_problem() is None, f"{sandbox_problem()}: bash .ci/run installs bubblewrap"
 
 
+@pytest.mark.slow
 async def test_games_longer_than_15_seconds_and_a_soak_of_thinking_bots_end_without_a_fault(
     tmp_path: Path,
 ) -> None:

@@ -225,6 +225,7 @@ async def test_bot_folder_with_manifest(started: list[BotProcess]) -> None:
 # -- every fault kind ----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seat", [0, 1])
 async def test_bot_past_its_move_limit_times_out(started: list[BotProcess], seat: int) -> None:
     cfg = config(move_ms=400, late_grace_ms=300)
@@ -255,6 +256,7 @@ async def test_late_answer_within_grace_records_the_overrun(started: list[BotPro
     assert record.ranks == [1, 2]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seat", [0, 1])
 async def test_bot_that_never_answers_hello_has_a_startup_fault(
     started: list[BotProcess], seat: int
@@ -375,6 +377,7 @@ async def test_small_line_cap_from_the_config(started: list[BotProcess]) -> None
     assert "longer than 64 bytes" in record.faults[0].reason
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("escape", ["", "setsid", "daemon"])
 @pytest.mark.parametrize(
     ("mode", "kind"), [("hang-hello", "startup"), ("hang-act", "timeout"), ("leak", None)]
@@ -664,6 +667,7 @@ async def test_append_after_a_torn_line_keeps_the_new_record(
 # -- cancellation --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_cancelled_during_the_handshake_leaves_no_process(
     started: list[BotProcess],
 ) -> None:
@@ -676,6 +680,7 @@ async def test_cancelled_during_the_handshake_leaves_no_process(
     await assert_no_process_left(started)
 
 
+@pytest.mark.slow
 async def test_cancelled_during_a_move_leaves_no_process(
     started: list[BotProcess], tmp_path: Path
 ) -> None:

@@ -118,6 +118,7 @@ def test_the_sandbox_works_here() -> None:
 # -- the attacks -------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sandbox", MODES)
 async def test_reading_a_siblings_stdin(sandbox: SandboxConfig | None) -> None:
     """The thief opens the other bot's /proc/<pid>/fd/0 and reads the hello meant for it
@@ -289,6 +290,7 @@ def test_a_referee_killed_with_sigkill_takes_its_bots_down(sandbox: SandboxConfi
     assert hostile_processes() == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sandbox", MODES)
 async def test_opening_a_network_connection(sandbox: SandboxConfig | None) -> None:
     """The bot connects to a server on the machine's loopback: inside, it has no network."""
@@ -344,6 +346,7 @@ async def test_memory_limit() -> None:
     assert report(small, 0)["allocated"] == 16
 
 
+@pytest.mark.slow
 async def test_memory_limit_holds_for_all_its_processes_together() -> None:
     """Three processes of 1 GiB each, each within the 2 GiB a process may reserve, are 3 GiB
     for the bot: it is stopped with a `memory` fault, and the other bot plays on unharmed."""
@@ -357,6 +360,7 @@ async def test_memory_limit_holds_for_all_its_processes_together() -> None:
     assert record.moves[-1].seat in (0, 1) and record.ranks == [2, 1]
 
 
+@pytest.mark.slow
 async def test_cpu_limit_kills_the_bot_with_a_clear_fault() -> None:
     limited = msgspec.structs.replace(ON, cpu_seconds=1)
     record = await play([hostile("cpu", 3, sandbox=limited), good()], {0})
@@ -477,7 +481,7 @@ def test_tournament_sandbox_settings_and_per_bot_overrides(tmp_path: Path) -> No
     assert SandboxOverride(processes=8).apply(ON) == SandboxConfig(mode="on", processes=8)
 
     bad = write_tournament(tmp_path, bots[:1] * 2, sandbox="maybe", file="bad.toml")
-    with pytest.raises(ConfigError, match="sandbox: auto, on, off or a table"):
+    with pytest.raises(ConfigError, match='`sandbox` must be "auto", "on", "off" or a table'):
         load_tournament(bad)
 
 
@@ -529,6 +533,7 @@ def no_bwrap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     sandbox_problem.cache_clear()
 
 
+@pytest.mark.slow
 def test_without_bubblewrap_auto_warns_once_and_on_refuses(no_bwrap: None, tmp_path: Path) -> None:
     assert sandbox_problem() == "bwrap is not installed (package bubblewrap)"
     bots = [path_bot(RANDOM_PY), path_bot(RANDOM_PY, name="b"), path_bot(RANDOM_PY, name="c")]
@@ -550,6 +555,7 @@ def test_without_bubblewrap_auto_warns_once_and_on_refuses(no_bwrap: None, tmp_p
     assert "checked without the sandbox" in result.output
 
 
+@pytest.mark.slow
 def test_check_bot_says_whether_the_bot_works_inside_the_sandbox(tmp_path: Path) -> None:
     result = runner.invoke(app, ["check-bot", str(RANDOM_PY), "-r", "odin-race", "--games", "1"])
     assert result.exit_code == 0, result.output

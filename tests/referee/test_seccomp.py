@@ -271,6 +271,7 @@ def test_the_program_refuses_exactly_the_locks_notifications_and_keys(machine: s
 # -- the attack ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_a_bot_publishing_its_hand_as_locks_learns_nothing_of_its_opponents(
     tmp_path: Path,
 ) -> None:

@@ -88,6 +88,7 @@ async def none_left(before: frozenset[int]) -> list[str]:
     return zombies(os.getpid(), before)
 
 
+@pytest.mark.slow
 async def test_a_thousand_games_of_a_bot_leaving_orphans_leave_no_zombie(
     orphan_bot: Path,
 ) -> None:
@@ -98,6 +99,7 @@ async def test_a_thousand_games_of_a_bot_leaving_orphans_leave_no_zombie(
     assert await none_left(before) == []
 
 
+@pytest.mark.slow
 async def test_sandboxes_beside_unsandboxed_bots_leave_no_defunct_bwrap(orphan_bot: Path) -> None:
     """A sandbox's init is handed to the referee (a subreaper) when bwrap ends: reaped too."""
     inside = BotSpec("inside", [str(orphan_bot)], sandbox=SandboxConfig(mode="on"))

@@ -10,6 +10,7 @@ from msgspec import Struct
 from arena.games.bested.actions import PassCardName
 from arena.games.events import Dealt
 from arena.games.melds import MeldName
+from arena.games.text import counted
 
 
 def _meld_text(meld: str, cards: tuple[str, ...], wilds: tuple[int, ...]) -> str:
@@ -26,9 +27,9 @@ class RoundStarted(Struct, tag="round_started", frozen=True, gc=False):
 
     def text(self) -> str:
         cards = ", ".join(self.pass_cards)
+        undealt = counted(self.undealt, "card")
         return (
-            f"round {self.round}: seat {self.leader} leads; {self.undealt} cards undealt;"
-            f" Pass Cards {cards}"
+            f"round {self.round}: seat {self.leader} leads; {undealt} undealt; Pass Cards {cards}"
         )
 
 

@@ -12,6 +12,7 @@ from arena.games import melds as M
 from arena.games.base import IllegalAction
 from arena.games.bested.actions import _DONE, Discard, Done, Play, Swap, card_actions
 from arena.games.melds import KIND_NAMES, Meld, code_of
+from arena.games.text import counted
 
 A = TypeVar("A", Play, Discard)
 
@@ -121,7 +122,7 @@ def parse_meld(action: Play | Discard, hand: list[int], wilds: int, kinds: tuple
         if not isinstance(r, int) or isinstance(r, bool):
             raise IllegalAction(action, "wilds are declared as ranks (integers 0-17)")
     if len(action.wilds) > wilds:
-        raise IllegalAction(action, f"you hold {wilds} wild(s), not {len(action.wilds)}")
+        raise IllegalAction(action, f"you hold {counted(wilds, 'wild')}, not {len(action.wilds)}")
     meld = M.check(kind, ids, action.wilds)
     if isinstance(meld, str):
         raise IllegalAction(action, meld)

@@ -3,12 +3,35 @@
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from arena.games.errors import ArenaError
 from arena.league.executors.inprocess import InProcess
 from arena.league.executors.job import Executor, OnNote
+
+
+def check_choice(workers: int | None, cluster: str | None) -> None:
+    """Refuse, before anything is started or written, a choice that cannot work: workers and
+    a cluster both, fewer than one worker, either without the `distributed` package."""
+    if workers is not None and cluster is not None:
+        raise ArenaError("give workers (processes on this machine) or a cluster, not both")
+    if workers is not None and workers < 1:
+        raise ArenaError(f"workers is a number of processes >= 1, not {workers}")
+    if (workers is not None or cluster is not None) and not _installed("distributed"):
+        raise ArenaError(
+            "--workers and --cluster need the distributed package: "
+            "pip install 'arena-referee[cluster]'"
+        )
+
+
+def _installed(module: str) -> bool:
+    """Whether `module` can be imported, without importing it (distributed takes a while)."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ValueError:  # in sys.modules as None: known not to be importable
+        return False
 
 
 @contextmanager
@@ -23,10 +46,7 @@ def executor_for(
 ) -> Iterator[Executor]:
     """The executor for a run of `jobs` games at once of `seats` bots, closed at the end; on a
     cluster, `cluster_jobs` games at once (None: one for each of its workers' threads)."""
-    if workers is not None and cluster is not None:
-        raise ArenaError("give workers (processes on this machine) or a cluster, not both")
-    if workers is not None and workers < 1:
-        raise ArenaError(f"workers is a number of processes >= 1, not {workers}")
+    check_choice(workers, cluster)
     executor: Executor
     if cluster is not None or workers is not None:
         from arena.league.executors.cluster import DaskExecutor  # needs `distributed`

@@ -29,6 +29,7 @@ import msgspec
 import trio
 
 from arena.games.errors import ArenaError
+from arena.games.text import counted
 from arena.league.executors.job import Executor, GameJob, OnNote
 from arena.league.executors.remote import play_remote
 from arena.league.executors.shipping import Parcel, pack
@@ -106,7 +107,10 @@ class DaskExecutor(Executor):
         # Records fetched from the workers directly, not through the scheduler (which runs in
         # this process and would copy each one twice).
         client = distributed.Client(cluster, direct_to_workers=True)
-        where = f"in {workers} worker processes, {jobs} games at once"
+        where = (
+            f"in {counted(workers, 'worker process', 'worker processes')}, "
+            f"{counted(jobs, 'game')} at once"
+        )
         return cls(client, ship=False, where=where, on_note=on_note, cluster=cluster, jobs=jobs)
 
     @classmethod
@@ -280,7 +284,7 @@ class DaskExecutor(Executor):
         if failed:
             count = sum(len(games) for games in failed.values())
             reasons = "; ".join(
-                f"{why} ({len(games)} game{'s' if len(games) > 1 else ''}, e.g. {games[0]})"
+                f"{why} ({counted(len(games), 'game')}, e.g. {games[0]})"
                 for why, games in failed.items()
             )
             raise GamesNotPlayed(

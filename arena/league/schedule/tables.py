@@ -9,6 +9,7 @@ import sys
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 
+from arena.games.text import counted
 from arena.league.schedule.deals import Game, Table, check_field, table_games
 
 #: nodes a table or pairing search may visit before it settles for the best found so far
@@ -30,10 +31,12 @@ def balanced_tables(bots: Sequence[str], size: int, count: int, seed: str) -> li
     """
     n = len(bots)
     if not 1 <= size <= n:
-        raise ValueError(f"a table of {size} cannot be drawn from {n} bots")
+        raise ValueError(f"a table of {size} cannot be drawn from {counted(n, 'bot')}")
     total = math.comb(n, size)
     if not 0 <= count <= total:
-        raise ValueError(f"{count} distinct tables of {size} cannot be drawn from {n} bots")
+        raise ValueError(
+            f"{counted(count, 'distinct table')} of {size} cannot be drawn from {counted(n, 'bot')}"
+        )
     if 2 * count <= total:
         return _greedy_tables(bots, size, count, seed)
     left_out = set(_greedy_tables(bots, size, total - count, seed))
