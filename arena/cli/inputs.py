@@ -4,7 +4,7 @@ built), clock and ruleset options, the sandbox mode."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated
+from typing import Annotated, Any
 
 import msgspec
 import typer
@@ -200,83 +200,47 @@ def _clock_option(field: str) -> Callable[[float | None], float | None]:
     return checked
 
 
-MoveTime = Annotated[
-    float,
-    typer.Option(
-        "--move-time", help="seconds per decision (0.001 to 86400)", callback=_clock_option("move")
+#: what each clock option means, and its range (`arena.referee.clock.BOUNDS`)
+CLOCK_HELP = {
+    "move": ("seconds per decision", "0.001 to 86400"),
+    "startup": ("seconds to answer hello", "0.001 to 86400"),
+    "bank": ("time bank in seconds, drawn on past --move-time", "0 to 86400"),
+    "increment": ("seconds added to the bank per decision", "0 to 86400"),
+    "margin": (
+        "seconds past a decision's allowance within which an answer read is still taken",
+        "0 to 1",
     ),
-]
-StartupTime = Annotated[
-    float,
-    typer.Option(
-        "--startup-time",
-        help="seconds to answer hello (0.001 to 86400)",
-        callback=_clock_option("startup"),
-    ),
-]
-Bank = Annotated[
-    float,
-    typer.Option(
-        "--bank",
-        help="time bank in seconds, drawn on past --move-time (0 to 86400)",
-        callback=_clock_option("bank"),
-    ),
-]
-Increment = Annotated[
-    float,
-    typer.Option(
-        "--increment",
-        help="seconds added to the bank per decision (0 to 86400)",
-        callback=_clock_option("increment"),
-    ),
-]
+}
+
+#: the defaults a tournament file has, shown where a flag leaves the file's value
+CLOCK_DEFAULTS = {"move": "1", "startup": "10", "bank": "0", "increment": "0", "margin": "0.02"}
+
+
+def _clock_flag(field: str, *, default_shown: bool = False) -> Any:
+    """The typer option of the clock setting `field`, checked as it is parsed; with
+    `default_shown`, its help names the tournament file's default (the flag is optional)."""
+    meaning, bounds = CLOCK_HELP[field]
+    default = f"; default {CLOCK_DEFAULTS[field]}" if default_shown else ""
+    return typer.Option(
+        CLOCK_OPTIONS[field], help=f"{meaning} ({bounds}{default})", callback=_clock_option(field)
+    )
+
+
+MoveTime = Annotated[float, _clock_flag("move")]
+StartupTime = Annotated[float, _clock_flag("startup")]
+Bank = Annotated[float, _clock_flag("bank")]
+Increment = Annotated[float, _clock_flag("increment")]
 Options = Annotated[
     list[str] | None, typer.Option("--option", "-o", help="ruleset option key=value")
 ]
 
 # The clock of a tournament given as flags (unset: the tournament file's defaults, as
 # `arena play` has them).
-TournamentMoveTime = Annotated[
-    float | None,
-    typer.Option(
-        "--move-time",
-        help="seconds per decision (0.001 to 86400; default 1)",
-        callback=_clock_option("move"),
-    ),
-]
-TournamentStartupTime = Annotated[
-    float | None,
-    typer.Option(
-        "--startup-time",
-        help="seconds to answer hello (0.001 to 86400; default 10)",
-        callback=_clock_option("startup"),
-    ),
-]
-TournamentBank = Annotated[
-    float | None,
-    typer.Option(
-        "--bank",
-        help="time bank in seconds, drawn on past --move-time (0 to 86400; default 0)",
-        callback=_clock_option("bank"),
-    ),
-]
-TournamentIncrement = Annotated[
-    float | None,
-    typer.Option(
-        "--increment",
-        help="seconds added to the bank per decision (0 to 86400; default 0)",
-        callback=_clock_option("increment"),
-    ),
-]
-Margin = Annotated[
-    float | None,
-    typer.Option(
-        "--margin",
-        help="seconds past a decision's allowance within which an answer read is still "
-        "taken (0 to 1; default 0.02)",
-        callback=_clock_option("margin"),
-    ),
-]
+TournamentMoveTime = Annotated[float | None, _clock_flag("move", default_shown=True)]
+TournamentStartupTime = Annotated[float | None, _clock_flag("startup", default_shown=True)]
+TournamentBank = Annotated[float | None, _clock_flag("bank", default_shown=True)]
+TournamentIncrement = Annotated[float | None, _clock_flag("increment", default_shown=True)]
+Margin = Annotated[float | None, _clock_flag("margin", default_shown=True)]
 
 
 def parse_options(pairs: list[str] | None) -> dict[str, str]:
