@@ -76,7 +76,7 @@ class SandboxConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         return (
             f"{self.memory_mb} MiB memory, {self.processes} processes, "
             f"{self.cpu_seconds} s CPU, {self.file_size_mb} MiB files, "
-            f"{self.scratch_mb} MiB scratch, {self.open_files} open files"
+            f"{self.scratch_mb} MiB scratch, {_open_files(self.open_files)} open files"
         )
 
 

@@ -120,6 +120,8 @@ def test_a_tournament_under_a_low_ulimit_n_charges_no_bot(
     assert [f for r in records for f in r.faults] == []
     told = done.stdout.count(" at once, not 128")
     assert told == (1 if hard == soft else 0), done.stdout
+    # a sandboxed bot gets no more open files than the referee may have (it cannot raise them)
+    assert f"{min(hard, 256)} open files" in done.stdout, done.stdout
     assert "Traceback" not in done.stdout + done.stderr
     json.dumps(done.stdout)  # printable
 
