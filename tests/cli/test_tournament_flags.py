@@ -5,15 +5,11 @@ SIGTERM stops a run as Ctrl-C does, with the games kept and the way to resume.""
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import signal
-import subprocess
 import sys
 import time
 import tomllib
-from collections.abc import Iterator
 from pathlib import Path
 
 import msgspec
@@ -23,7 +19,7 @@ from arena.cli.tournament import _flags_tournament, _with_limits
 from arena.league.config import TOML_FILE, load_tournament, tournament_from, tournament_toml
 from arena.league.results import ResultsDir
 from arena.referee.records import GameRecord, read_records
-from tests.helpers.cli import WIDE, invoke
+from tests.helpers.cli import invoke, started_arena, wait_for_games
 from tests.helpers.paths import GREEDY, RANDOM
 from tests.helpers.tournaments import path_bot, write_tournament
 
@@ -253,46 +249,14 @@ def test_workers_without_distributed_create_nothing(
 # -- SIGTERM: as Ctrl-C ------------------------------------------------------------------------
 
 
-def start(*args: str | Path) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "arena", *map(str, args)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env={**os.environ, **WIDE},
-        start_new_session=True,
-    )
-
-
-def wait_for_lines(file: Path, count: int, proc: subprocess.Popen[str]) -> None:
-    """Until `file` holds `count` lines; the run must still be going then."""
-    deadline = time.monotonic() + 60
-    while not (file.exists() and file.read_bytes().count(b"\n") >= count):
-        assert proc.poll() is None, f"the run ended early: {proc.communicate()[0]}"
-        assert time.monotonic() < deadline, "no games were finished"
-        time.sleep(0.01)
-
-
-@contextlib.contextmanager
-def running(*args: str | Path) -> Iterator[subprocess.Popen[str]]:
-    proc = start(*args)
-    try:
-        yield proc
-    finally:
-        if proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-
-
 @pytest.mark.slow
 def test_sigterm_stops_a_tournament_as_ctrl_c_does(tmp_path: Path) -> None:
     root = tmp_path / "results"
     journal = root / "odin" / "games.jsonl"
     # 80 games, one at a time: far from done when the signal comes
     args = ["tournament", "-r", "odin", "--bot", RANDOM, "--bot", GREEDY, "--deals", "40"]
-    with running(*args, "-j", "1", "--sandbox", "off", "--results", root) as proc:
-        wait_for_lines(journal, 2, proc)
+    with started_arena(*args, "-j", "1", "--sandbox", "off", "--results", root) as proc:
+        wait_for_games(journal, 2, proc)
         proc.send_signal(signal.SIGTERM)
         out, _ = proc.communicate(timeout=60)
     assert proc.returncode == 143, out  # 128 + SIGTERM, as a shell reports it
@@ -309,13 +273,13 @@ def test_sigterm_stops_a_tournament_as_ctrl_c_does(tmp_path: Path) -> None:
 def test_sigterm_stops_an_sprt_as_ctrl_c_does(tmp_path: Path) -> None:
     # random-py against greedy-py, H1 +10 Elo: many pairs before H0 is accepted
     args = ["sprt", RANDOM, GREEDY, "-r", "odin", "--jobs", "1", "--sandbox", "off"]
-    with running(*args, "--results", tmp_path) as proc:
+    with started_arena(*args, "--results", tmp_path) as proc:
         deadline = time.monotonic() + 60
         while not list(tmp_path.rglob("games.jsonl")):
             assert proc.poll() is None, proc.communicate()[0]
             assert time.monotonic() < deadline
             time.sleep(0.01)
-        wait_for_lines(next(tmp_path.rglob("games.jsonl")), 2, proc)
+        wait_for_games(next(tmp_path.rglob("games.jsonl")), 2, proc)
         proc.send_signal(signal.SIGTERM)
         out, _ = proc.communicate(timeout=60)
     assert proc.returncode == 143, out

@@ -14,7 +14,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections import Counter, defaultdict
 from collections.abc import Iterator
@@ -32,7 +31,7 @@ from arena.league.results import ResultsDir
 from arena.league.schedule import Game
 from arena.league.tournament import run_tournament, schedule_of
 from arena.referee.records import GameRecord, read_records
-from tests.helpers.cli import WIDE, invoke
+from tests.helpers.cli import WIDE, arena, invoke, started_arena, wait_for_games
 from tests.helpers.paths import GARBAGE, GREEDY, RANDOM, ROOT
 from tests.helpers.records import seating
 from tests.helpers.tournaments import command_bot, path_bot, write_tournament
@@ -349,44 +348,10 @@ def durable_tournament(folder: Path, script: Path, deals: int = 6) -> Path:
     return write_tournament(folder, bots, name="durable", deals=deals)
 
 
-def arena(*args: str | Path) -> list[str]:
-    return [sys.executable, "-m", "arena", *map(str, args)]
-
-
 def run_arena(*args: str | Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         arena(*args), capture_output=True, text=True, env=ENV, timeout=120, check=False
     )
-
-
-@contextlib.contextmanager
-def started_arena(*args: str | Path) -> Iterator[subprocess.Popen[str]]:
-    """`arena ...` in its own session (process group); killed with its group if left running."""
-    proc = subprocess.Popen(
-        arena(*args),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env=ENV,
-        start_new_session=True,
-    )
-    try:
-        yield proc
-    finally:
-        if proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-
-
-def wait_for_games(games: Path, count: int, proc: subprocess.Popen[str]) -> None:
-    """Until `games` holds `count` finished games; the run must still be going then."""
-    deadline = time.monotonic() + 60
-    while not (games.exists() and games.read_bytes().count(b"\n") >= count):
-        assert proc.poll() is None, f"the run ended early: {proc.communicate()[0]}"
-        assert time.monotonic() < deadline, "no games were finished"
-        time.sleep(0.01)
-    assert proc.poll() is None, "the run finished before it could be interrupted"
 
 
 @pytest.mark.slow
