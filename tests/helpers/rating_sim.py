@@ -7,7 +7,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from arena.league.ratings import ELO_PER_NAT, Result, ResultColumns, fit, fit_columns, game_results
+from arena.league.ratings import (
+    ELO_PER_NAT,
+    RatingTable,
+    Result,
+    ResultColumns,
+    fit,
+    fit_columns,
+    game_results,
+)
 
 BOTS = 10
 GAMES_PER_BOT = 200
@@ -44,17 +52,21 @@ def tournament(
     return names, elo - elo.mean(), results
 
 
+def held(table: RatingTable, names: list[str], truth: np.ndarray) -> int:
+    """How many of the bots' 95% intervals in `table` hold their true ratings."""
+    return sum(
+        abs(table.rating(name).elo - true) <= table.rating(name).error
+        for name, true in zip(names, truth.tolist(), strict=True)
+    )
+
+
 def covered(seats: int, draws: float, seed: int, count: int, keyed: bool = True) -> int:
     """How many of the count × BOTS (tournament, bot) 95% intervals hold the true rating."""
     rng = np.random.default_rng(seed)
     hits = 0
     for _ in range(count):
         names, truth, results = tournament(rng, seats, draws, keyed)
-        table = fit(results, names)
-        hits += sum(
-            abs(table.rating(name).elo - true) <= table.rating(name).error
-            for name, true in zip(names, truth.tolist(), strict=True)
-        )
+        hits += held(fit(results, names), names, truth)
     return hits
 
 
@@ -131,11 +143,7 @@ def paired_covered(
     hits = 0
     for _ in range(count):
         names, truth, columns = paired_tournament(rng, seats, luck, grouped, bots, games_per_bot)
-        table = fit_columns(columns, names)
-        hits += sum(
-            abs(table.rating(name).elo - true) <= table.rating(name).error
-            for name, true in zip(names, truth.tolist(), strict=True)
-        )
+        hits += held(fit_columns(columns, names), names, truth)
     return hits
 
 
