@@ -30,7 +30,6 @@ from arena.games import GameConfigError, OptionsInput, all_rulesets, get_ruleset
 from arena.games.errors import ArenaError, first_leaf
 from arena.games.suggest import unknown
 from arena.referee import clock
-from arena.referee.bot import BotProcess
 from arena.referee.folders import BotSpec, BotSpecError, BuildError, build_bot, load_bot
 from arena.referee.game import Connection, RefereeConfig, play_game
 from arena.referee.local import IN_PROCESS, Agent, AgentBot, LocalBot, random_decider
@@ -40,7 +39,6 @@ from arena.referee.sandbox import (
     SandboxConfig,
     SandboxUnavailable,
     SandboxWarning,
-    hidden,
     settle,
 )
 
@@ -300,12 +298,10 @@ def _shown(value: Any, limit: int = 60) -> str:
 
 async def _play_table(table: _Table) -> GameRecord:
     """Play the prepared game: agents and the random player in process, the bot programs as
-    processes (each sandboxed one shown nothing of the other programs' files, as in
-    `play_game`)."""
+    the processes `play_game` starts (each sandboxed one shown nothing of the other
+    programs' files)."""
     config, specs = table.config, table.specs
-    programs = [i for i in range(len(specs)) if i not in table.agents and i not in table.random]
-    paths = {i: specs[i].paths() for i in programs if _sandboxed(specs[i])}
-    conns: dict[int, Connection] = {}
+    conns: dict[int, Connection] = {}  # the agents and the random player; None: a program
     bots: dict[int, AgentBot] = {}
     for i, spec in enumerate(specs):
         if i in table.agents:
@@ -313,14 +309,6 @@ async def _play_table(table: _Table) -> GameRecord:
             conns[id(spec)] = bots[i]
         elif i in table.random:
             conns[id(spec)] = LocalBot(spec, random_decider(f"arena-random:{table.seed}:{i}"))
-        else:
-            hide: tuple[str, ...] = ()
-            if i in paths:
-                others = [specs[j].paths() for j in programs if specs[j] != spec]
-                hide = hidden(paths[i], others, config.private)
-            conns[id(spec)] = BotProcess(
-                spec, max_line=config.max_line, stderr_limit=config.stderr_limit, hide=hide
-            )
 
     def charged(fault: Fault) -> None:
         bot = bots.get(fault.seat)
@@ -334,7 +322,7 @@ async def _play_table(table: _Table) -> GameRecord:
             options=table.options,
             seed=table.seed,
             config=config,
-            connect=lambda spec: conns[id(spec)],
+            connect=lambda spec: conns.get(id(spec)),  # programs: started by play_game
             on_fault=charged,
         )
     except BaseExceptionGroup as group:
@@ -349,10 +337,6 @@ async def _play_table(table: _Table) -> GameRecord:
             if bot.error is not None:
                 raise bot.error
     return record
-
-
-def _sandboxed(spec: BotSpec) -> bool:
-    return spec.sandbox is not None and spec.sandbox.mode != "off"
 
 
 def _leaves(group: BaseExceptionGroup[Any]) -> list[BaseException]:

@@ -653,7 +653,7 @@ async def play_game(
     options: OptionsInput = None,
     seed: int = 0,
     config: RefereeConfig | None = None,
-    connect: Callable[[BotSpec], Connection] | None = None,
+    connect: Callable[[BotSpec], Connection | None] | None = None,
     observer: Observer | None = None,
     on_fault: OnFault | None = None,
     start_limiter: trio.CapacityLimiter | None = None,
@@ -664,7 +664,9 @@ async def play_game(
 
     `observer` sees the events of each move as it is made, `on_fault` each fault as it is
     charged; `start_limiter` bounds how many bots start at once (shared across concurrent
-    games); `game_id` is stored in the record (a tournament's schedule key). With `trace`,
+    games); `game_id` is stored in the record (a tournament's schedule key). `connect` makes
+    a seat's connection (an in-process bot) or returns None for a bot process made here, as
+    every seat is without it. With `trace`,
     every line to and from each bot process and each fault go to it (`arena.referee.trace`;
     a `connect` of its own traces the processes it makes `TracedBotProcess`es)."""
     config = config or RefereeConfig()
@@ -674,15 +676,20 @@ async def play_game(
     def sandboxed(spec: BotSpec) -> bool:
         return spec.sandbox is not None and spec.sandbox.mode != "off"
 
-    # Each bot's own paths (looked up on disk), once, and only when a sandbox must hide them.
-    paths = [b.paths() for b in bots] if connect is None and any(map(sandboxed, bots)) else []
+    # A `connect` may make some seats' connections and leave the rest (None) to bot processes
+    # made here. Each process's own paths (looked up on disk), once, and only when a sandbox
+    # must hide them: a sandboxed bot is shown nothing of the other processes' files.
+    given = [connect(spec) if connect is not None else None for spec in bots]
+    programs = [i for i, conn in enumerate(given) if conn is None]
+    needed = any(sandboxed(bots[i]) for i in programs)
+    paths = {i: bots[i].paths() for i in programs} if needed else {}
 
     def make(i: int, spec: BotSpec) -> Connection:
-        if connect is not None:
-            return connect(spec)
+        if (conn := given[i]) is not None:
+            return conn
         hide: tuple[str, ...] = ()
         if sandboxed(spec):
-            others = [paths[j] for j, b in enumerate(bots) if b != spec]
+            others = [paths[j] for j in programs if bots[j] != spec]
             hide = hidden(paths[i], others, config.private)
         if trace is not None:
             return TracedBotProcess(
