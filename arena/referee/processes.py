@@ -29,7 +29,8 @@ not a bot (`spawn.started`: its `Child` reaps it) nor the guardian, and
   the leader of a new session), so only an orphan can be in another (a bot leads its own
   session, and what it starts stays in it unless it calls setsid() too);
 - or it is in a PID namespace below the referee's: a sandbox's (the sandbox's init, started
-  by bwrap in a session of its own, is handed to the referee when bwrap is killed);
+  by bwrap in a session of its own, is handed to the referee when bwrap ends, killed or not:
+  bwrap exits as soon as its init reports the bot's exit status, before the init has ended);
 - or it was seen alive as a bot's process: in the bot's tree when the bot was ended
   (`end_tree`), or handed to the referee with a bot's mark (`reap_orphans` reads the
   environment of a live child leading its own session once), known by its pid and start

@@ -40,16 +40,18 @@ def zombie_name(pid: int) -> str | None:
     return name.decode() if rest.split()[0] == b"Z" else None
 
 
-def zombie_pids(pid: int) -> frozenset[int]:
-    """The zombies among process `pid`'s children now (those of its main thread, to which the
-    kernel hands orphans)."""
-    return frozenset(c for c in processes.handed_over(pid) if zombie_name(c) is not None)
+def children_now() -> frozenset[int]:
+    """This process's children now (those of its main thread, to which the kernel hands
+    orphans), once it is a subreaper with its guardian (as once an unsandboxed bot has
+    started): the guardian among them, and what earlier tests of the same process left (their
+    code's processes, running or never waited for)."""
+    processes.new_mark()
+    return frozenset(processes.handed_over(os.getpid()))
 
 
 def zombies(pid: int, before: frozenset[int]) -> list[str]:
-    """The names of the zombies among process `pid`'s children but those of `before` (left by
-    earlier tests of the same process: processes their code started and never waited for)."""
-    names = (zombie_name(c) for c in zombie_pids(pid) - before)
+    """The names of the zombies among process `pid`'s children but those of `before`."""
+    names = (zombie_name(c) for c in frozenset(processes.handed_over(pid)) - before)
     return [name for name in names if name is not None]
 
 
@@ -80,10 +82,13 @@ async def play_many(specs: list[BotSpec], games: int, at_once: int, before: froz
 
 
 async def none_left(before: frozenset[int]) -> list[str]:
-    """This process's zombies (but `before`) once the last reaping (a tenth of a second at
-    most) is done."""
+    """This process's zombies (but `before`) once every process handed to it since has ended
+    and been reaped, or 2 s have passed: a game is over once its bots are, and a sandbox's
+    init may still be dying then (it ends after its bwrap, handed to the referee), an orphan
+    still running; each is a zombie a moment later, until the next reaping (a tenth of a
+    second at most). Nothing is handed over once none of them is left."""
     with trio.move_on_after(2):
-        while zombies(os.getpid(), before):
+        while frozenset(processes.handed_over(os.getpid())) - before:
             await trio.sleep(0.02)
     return zombies(os.getpid(), before)
 
@@ -93,7 +98,7 @@ async def test_a_thousand_games_of_a_bot_leaving_orphans_leave_no_zombie(
     orphan_bot: Path,
 ) -> None:
     spec = BotSpec("orphans", [str(orphan_bot)])
-    before = zombie_pids(os.getpid())
+    before = children_now()
     most = await play_many([spec, spec], 1000, at_once=4, before=before)
     assert most <= HANDFUL
     assert await none_left(before) == []
@@ -104,7 +109,7 @@ async def test_sandboxes_beside_unsandboxed_bots_leave_no_defunct_bwrap(orphan_b
     """A sandbox's init is handed to the referee (a subreaper) when bwrap ends: reaped too."""
     inside = BotSpec("inside", [str(orphan_bot)], sandbox=SandboxConfig(mode="on"))
     outside = BotSpec("outside", [str(orphan_bot)])
-    before = zombie_pids(os.getpid())
+    before = children_now()
     most = await play_many([inside, outside], 30, at_once=2, before=before)
     assert most <= HANDFUL
     assert await none_left(before) == []  # (before: a defunct bwrap for each sandbox)
