@@ -63,8 +63,11 @@ def say(*parts: str | tuple[str, str], lines: bool = False) -> None:
 
 
 def note(text: str) -> None:
-    """A remark on how the run goes (fewer games at once than asked, say), not an error."""
-    say(("note:", "yellow"), f" {text}")
+    """A remark on how the run goes (fewer games at once than asked, say), not an error. A
+    remark of several lines (a worker's failed build and its output) is shown as lines, each
+    after the first indented; every other control character is still shown escaped."""
+    lines = text.rstrip("\n").split("\n")
+    say(("note:", "yellow"), " ", "\n    ".join(lines), lines=True)  # (tabs kept too)
 
 
 def show_stderr(stderr: str, lines: int = 10) -> None:

@@ -3,15 +3,18 @@ built), clock and ruleset options, the sandbox mode."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Annotated, Any
+import contextlib
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Annotated, Any
 
 import msgspec
+import rich.markup
 import typer
 
 from arena.cli.common import (
     console,
     fail,
+    note,
     say,
 )
 from arena.games import get_ruleset
@@ -25,6 +28,9 @@ from arena.referee.sandbox import (
     with_limits,
 )
 from arena.referee.text import plain
+
+if TYPE_CHECKING:
+    from arena.league.executors import Executor
 
 
 def load_bots(texts: list[str], ruleset: str | None = None) -> list[BotSpec]:
@@ -99,13 +105,16 @@ Limit = Annotated[
 ]
 
 
+# The extra that installs `distributed`, escaped for the help (rendered as Rich markup,
+# where "[cluster]" would be read as a style and vanish).
+EXTRA = rich.markup.escape("arena-referee[cluster]")
 Workers = Annotated[
     int | None,
     typer.Option(
         "--workers",
         min=1,
         help="play the games in N worker processes on this machine, each a referee running "
-        "its share of the games at once (needs arena-referee[cluster]; default: the file's, "
+        f"its share of the games at once (needs {EXTRA}; default: the file's, "
         "else in this process)",
     ),
 ]
@@ -116,9 +125,96 @@ Cluster = Annotated[
         metavar="ADDRESS",
         help="play the games on the Dask cluster whose scheduler is at ADDRESS "
         "(tcp://HOST:8786); bot folders are sent to its workers, which build them "
-        "(needs arena-referee[cluster])",
+        f"(needs {EXTRA})",
     ),
 ]
+
+
+def _wait_timeout(value: float | None) -> float | None:
+    """--wait-timeout checked as it is parsed: a number of seconds > 0 (inf: no end)."""
+    if value is not None and not value > 0:
+        raise fail(f"--wait-timeout takes a number of seconds > 0, not {value:g}")
+    return value
+
+
+def _wait_flags(default: str) -> tuple[Any, Any]:
+    """The options --wait-workers and --wait-timeout (also spelled --timeout), their defaults
+    said as `default` ("the file's, else ", or nothing: a command without a file)."""
+    workers = typer.Option(
+        "--wait-workers",
+        metavar="N",
+        min=1,
+        help="with --cluster: wait until the cluster has N workers before the first game, "
+        f"saying so while it waits (default: {default}1)",
+    )
+    timeout = typer.Option(
+        "--wait-timeout",
+        "--timeout",
+        metavar="SECONDS",
+        callback=_wait_timeout,
+        help="with --cluster: give up (exit 2, nothing written) when the workers have not "
+        f"joined within SECONDS (default: {default}wait as long as it takes; Ctrl-C stops "
+        "the wait)",
+    )
+    return workers, timeout
+
+
+_TOURNAMENT_WAIT = _wait_flags("the file's, else ")
+_MATCH_WAIT = _wait_flags("")
+# The wait for a cluster's workers: of a tournament (its file may set it), of a match.
+WaitWorkers = Annotated[int | None, _TOURNAMENT_WAIT[0]]
+WaitTimeout = Annotated[float | None, _TOURNAMENT_WAIT[1]]
+MatchWaitWorkers = Annotated[int | None, _MATCH_WAIT[0]]
+MatchWaitTimeout = Annotated[float | None, _MATCH_WAIT[1]]
+
+
+def refuse_waiting(
+    cluster: str | None,
+    wait_workers: int | None,
+    wait_timeout: float | None,
+    where: str = "--cluster",
+) -> None:
+    """Stop (exit 2) on --wait-workers or --wait-timeout for a run that is not on a cluster
+    (refused rather than ignored); `where` says what puts a run on a cluster."""
+    given = [
+        flag
+        for flag, value in (("--wait-workers", wait_workers), ("--wait-timeout", wait_timeout))
+        if value is not None
+    ]
+    if given and cluster is None:
+        verb = "is" if len(given) == 1 else "are"
+        raise fail(
+            f"{' and '.join(given)} {verb} for a run on a Dask cluster ({where}), and this one "
+            "is not"
+        )
+
+
+@contextlib.contextmanager
+def ready_executor(jobs: int, seats: int, **choice: Any) -> Iterator[Executor]:
+    """`executor_for(jobs, seats, **choice)`: on a cluster, once it is reached and has its
+    workers. Ctrl-C or SIGTERM while it waits stops the command in words (exit 130 or 143):
+    nothing was played, and nothing written, as this comes before the results folder."""
+    import signal
+
+    from arena.cli.common import Terminated
+    from arena.league.executors import executor_for
+
+    def terminated(signum: int, frame: object) -> None:
+        raise Terminated
+
+    with contextlib.ExitStack() as stack:
+        before = signal.signal(signal.SIGTERM, terminated)
+        try:
+            executor = stack.enter_context(executor_for(jobs, seats, on_note=note, **choice))
+        except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM (`Terminated`)
+            console.print()
+            say(("interrupted", "yellow"), " before the first game: nothing was played or written")
+            raise typer.Exit(143 if isinstance(stop, Terminated) else 130) from None
+        finally:
+            signal.signal(signal.SIGTERM, before)
+        yield executor
+
+
 AllowMixed = Annotated[
     bool,
     typer.Option(

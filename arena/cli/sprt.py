@@ -3,7 +3,6 @@ results folder so a stopped test resumes; the exit status tells the verdict."""
 
 from __future__ import annotations
 
-import contextlib
 import math
 from pathlib import Path
 from typing import Annotated
@@ -24,18 +23,21 @@ from arena.cli.inputs import (
     AllowMixed,
     Cluster,
     Limit,
+    MatchWaitTimeout,
+    MatchWaitWorkers,
     MoveTime,
     Options,
     SandboxMode,
     Workers,
     load_bots,
     parse_options,
+    ready_executor,
     referee_config,
+    refuse_waiting,
     with_sandbox,
 )
 from arena.games import get_ruleset
 from arena.games.text import counted
-from arena.league.executors import executor_for
 from arena.league.match import MatchState, run_match
 from arena.league.match_results import (
     MatchBot,
@@ -83,12 +85,15 @@ def sprt(
     allow_mixed_sandbox: AllowMixed = False,
     workers: Workers = None,
     cluster: Cluster = None,
+    wait_workers: MatchWaitWorkers = None,
+    wait_timeout: MatchWaitTimeout = None,
 ) -> None:
     """Play paired deals between two bots until an SPRT accepts H0 or H1 (as fishtest); running
     it again resumes it. Exit status: 0 H1 accepted, 1 H0 accepted, 4 no decision."""
     test = _test(elo0, elo1, alpha, beta)
     if workers is not None and cluster is not None:
         raise fail("give --workers (processes on this machine) or --cluster, not both")
+    refuse_waiting(cluster, wait_workers, wait_timeout)
     rs = get_ruleset(ruleset)
     if not rs.min_players <= 2 <= rs.max_players:
         seats = rs.player_counts
@@ -105,8 +110,17 @@ def sprt(
     )  # fmt: skip
     path = results / (check_name(name) if name else default_name(a.name, b.name, ruleset, seed))
     lower, upper = test.bounds()
+    # The executor first: a cluster out of reach, or without workers in time, leaves nothing
+    # written.
     with (
-        contextlib.ExitStack() as stack,
+        ready_executor(
+            jobs,
+            2,
+            workers=workers,
+            cluster=cluster,
+            wait_workers=wait_workers or 1,
+            wait_timeout=wait_timeout,
+        ) as executor,
         MatchResults.open(path, spec, fresh=fresh, on_damage=warn_damage) as folder,
     ):
         played = folder.games()
@@ -134,10 +148,6 @@ def sprt(
         # No bot may see the results (they hold the deals' seeds).
         config = msgspec.structs.replace(config, private=(str(results.resolve()),))
         resume = "run the same command again to resume"
-
-        executor = stack.enter_context(
-            executor_for(jobs, 2, workers=workers, cluster=cluster, on_note=note)
-        )
 
         async def play() -> MatchState:
             return await run_match(

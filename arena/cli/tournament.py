@@ -32,10 +32,14 @@ from arena.cli.inputs import (
     TournamentIncrement,
     TournamentMoveTime,
     TournamentStartupTime,
+    WaitTimeout,
+    WaitWorkers,
     Workers,
     build,
     load_bots,
     parse_options,
+    ready_executor,
+    refuse_waiting,
     sandbox_summary,
     sandboxed,
 )
@@ -62,7 +66,7 @@ from arena.league.config import (
     tournament_toml,
     write_toml,
 )
-from arena.league.executors import Executor, executor_for
+from arena.league.executors import Executor
 from arena.league.executors.choice import check_choice
 from arena.league.leaderboard import Standings, parse_anchors, results_leaderboard
 from arena.league.results import CONFIG_FILE, ResultsDir
@@ -228,6 +232,8 @@ def tournament(
     allow_mixed_sandbox: AllowMixed = False,
     workers: Workers = None,
     cluster: Cluster = None,
+    wait_workers: WaitWorkers = None,
+    wait_timeout: WaitTimeout = None,
 ) -> None:
     """Run a tournament, from a file or from flags; running it again resumes where it stopped."""
     # Given as flags (--ruleset, a --bot per bot, --deals, --format and the others standing
@@ -273,9 +279,16 @@ def tournament(
             f"`arena tournament {source.parent}` runs it again (resumes it).",
         )
         again = f"arena tournament {source.parent}"
+    # The flags say where the run plays (over the file's workers or cluster), and the command
+    # that resumes it plays there too.
+    again += f" --workers {workers}" if workers is not None else ""
+    again += f" --cluster {cluster}" if cluster is not None else ""
     workers = t.config.workers if workers is None and cluster is None else workers
     cluster = t.config.cluster if cluster is None and workers is None else cluster
-    check_choice(workers, cluster)  # refused before anything is built or written
+    refuse_waiting(cluster, wait_workers, wait_timeout, "--cluster, or cluster in the file")
+    wait_workers = wait_workers or t.config.wait_workers or 1
+    wait_timeout = wait_timeout if wait_timeout is not None else t.config.wait_timeout
+    check_choice(workers, cluster, wait_workers, wait_timeout)  # before anything is written
     bots = t.bots if not limit else _with_limits(t.bots, limit)
     mixed = allow_mixed_sandbox or t.config.allow_mixed_sandbox
     t = msgspec.structs.replace(t, bots=sandboxed(bots, sandbox, allow_mixed=mixed))
@@ -283,18 +296,23 @@ def tournament(
         t = msgspec.structs.replace(t, bots=build(t.bots))
     if jobs is not None:
         t = msgspec.structs.replace(t, config=msgspec.structs.replace(t.config, jobs=jobs))
-    with ResultsDir.open(root, t, fresh=fresh, on_damage=warn_damage) as folder:
-        if written is not None:
-            write_toml(folder.path / TOML_FILE, written)
-        with executor_for(
+    # The executor first: a cluster out of reach, or without workers in time, leaves nothing
+    # written (no results folder to block the corrected command).
+    with (
+        ready_executor(
             t.jobs,
             t.config.seats,
             workers=workers,
             cluster=cluster,
-            on_note=note,
             cluster_jobs=t.config.jobs,  # asked in the file or with --jobs; else the threads
-        ) as executor:
-            _run(t, folder, again, executor)
+            wait_workers=wait_workers,
+            wait_timeout=wait_timeout,
+        ) as executor,
+        ResultsDir.open(root, t, fresh=fresh, on_damage=warn_damage) as folder,
+    ):
+        if written is not None:
+            write_toml(folder.path / TOML_FILE, written)
+        _run(t, folder, again, executor)
 
 
 def _flags_tournament(

@@ -107,6 +107,10 @@ class TournamentConfig(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     # ("tcp://HOST:8786"); neither: in the arena process (arena.league.executors).
     workers: Annotated[int, Meta(ge=1)] | None = None
     cluster: str | None = None
+    # On a cluster, the first game waits until it has `wait_workers` workers (default 1), for
+    # `wait_timeout` seconds at most (default: as long as it takes).
+    wait_workers: Annotated[int, Meta(ge=1)] | None = None
+    wait_timeout: Annotated[float, Meta(gt=0)] | None = None
     options: dict[str, Any] = msgspec.field(default_factory=dict)
     time: TimeControl = TimeControl()
     sandbox: Mode | SandboxConfig = "auto"

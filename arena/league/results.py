@@ -61,8 +61,8 @@ class Stored(msgspec.Struct, frozen=True):
 
 
 def _same_tournament(a: TournamentConfig, b: TournamentConfig) -> bool:
-    # How many games run at once, where (workers, a cluster) and how bots are sandboxed do
-    # not change which games are played.
+    # How many games run at once, where (workers, a cluster, how long it waits for its
+    # workers) and how bots are sandboxed do not change which games are played.
     def games(c: TournamentConfig) -> TournamentConfig:
         bots = [msgspec.structs.replace(e, sandbox=None) for e in c.bots]
         return msgspec.structs.replace(
@@ -70,6 +70,8 @@ def _same_tournament(a: TournamentConfig, b: TournamentConfig) -> bool:
             jobs=None,
             workers=None,
             cluster=None,
+            wait_workers=None,
+            wait_timeout=None,
             sandbox="auto",
             allow_mixed_sandbox=False,
             bots=bots,

@@ -92,12 +92,12 @@ async def test_a_tournament_on_the_cluster_is_the_tournament_played_here(
     try:
         assert executor.jobs == 6
         there = await played(file, tmp_path / "there", executor)
-        # A worker that has played stops Dask's stack sampler, which walks every thread's stack
-        # every 10 ms under the interpreter lock, time the worker's referee loop would rather have.
+        # The cluster's workers are left as their owner set them: Dask's stack sampler runs
+        # on after their games (arena's own workers, `DaskExecutor.local`, have none).
         sampling = executor.client.run(
             lambda dask_worker: dask_worker.periodic_callbacks["profile"].is_running()
         )
-        assert sampling and not any(sampling.values())
+        assert sampling and all(sampling.values())
     finally:
         executor.close()
     records = there.records()
@@ -122,14 +122,14 @@ async def test_a_worker_killed_mid_tournament_loses_no_game_and_journals_none_tw
     tmp_path: Path, cluster: object, jobs: int | None
 ) -> None:
     """One game a task (the cluster's 6 threads, one game each), and batches (12 games at
-    once: 2 a thread, in batches of 3)."""
+    once: 2 a thread, in batches of 4)."""
     file = demo(tmp_path, RANDOM, GREEDY, deals=8)
     here = await played(file, tmp_path / "here")
     client = distributed.Client(address(cluster))
     pids: dict[str, int] = client.run(os.getpid)
     victim = sorted(pids)[0]
     executor = DaskExecutor(client, ship=False, where="the test's cluster", jobs=jobs)
-    assert executor._shares() == ((8, 1.0, 1) if jobs is None else (8, 2.0, 3))
+    assert executor._shares() == ((8, 1.0, 1) if jobs is None else (5, 2.0, 4))
     t = load_tournament(file)
     killed: list[int] = []
 

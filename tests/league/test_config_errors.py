@@ -24,8 +24,8 @@ BOTS = "\n" + "\n".join([path_bot(RANDOM), path_bot(GREEDY)]) + "\n"
 HEAD = 'name = "t"\nruleset = "odin"\n'
 KEYS = (
     "keys: name, ruleset, bots, format, seats, deals, rounds, challenger, max_tables, seed, "
-    "deal_file, deal_seeds, jobs, workers, cluster, options, time, sandbox, "
-    "allow_mixed_sandbox, base"
+    "deal_file, deal_seeds, jobs, workers, cluster, wait_workers, wait_timeout, options, time, "
+    "sandbox, allow_mixed_sandbox, base"
 )
 LIMITS = "mode, memory_mb, processes, cpu_seconds, file_size_mb, scratch_mb, open_files"
 

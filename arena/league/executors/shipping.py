@@ -8,7 +8,9 @@ files its command names under its working directory; programs it runs from elsew
 
 The cache a worker unpacks into is private to its user (`cache_folder`), so no other user can
 plant a bot there, and a folder found under a digest is checked against the archive before
-it is used (`unpack`).
+it is used (`unpack`). An entry is marked used at each unpack and held while a worker plays
+it (`lease`); entries no worker has used for `ARENA_BOT_CACHE_DAYS` days (7 by default) are
+removed (`clean_cache`), never one held or being unpacked or built.
 """
 
 from __future__ import annotations
@@ -25,12 +27,15 @@ import shutil
 import stat
 import tarfile
 import tempfile
+import threading
+import time
 from pathlib import Path
+from typing import BinaryIO
 
 import msgspec
 
 from arena.games.errors import ArenaError
-from arena.referee.folders import BotSpec, build_outputs, folder_files
+from arena.referee.folders import BUILD_STAMP, BotSpec, build_outputs, folder_files
 from arena.referee.sandbox import own_paths
 
 
@@ -161,15 +166,14 @@ def unpack(parcel: Parcel, data: bytes, base: Path | None = None) -> Path:
     if (why := _unsafe(base)) is not None:
         raise CacheError(f"the bot cache {base} {why}: another user could replace the bots there")
     target = base / parcel.digest
+    _mark_used(base, parcel.digest)
     with contextlib.suppress(OSError):
         st = os.lstat(target)
         if _checked.get(str(target)) == (st.st_dev, st.st_ino):
             return target
     if hashlib.sha256(data).hexdigest() != parcel.digest:
         raise ValueError(f"the archive of {parcel.root} arrived damaged")
-    lock = os.open(base / f".{parcel.digest}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
-    with os.fdopen(lock, "r+b") as held:
-        fcntl.flock(held, fcntl.LOCK_EX)
+    with _held(base / f".{parcel.digest}.lock", fcntl.LOCK_EX):
         members: dict[str, tuple[str, bytes]] | None = None  # (read only if a folder is there)
         for _ in range(3):
             if os.path.lexists(target):
@@ -196,6 +200,174 @@ def unpack(parcel: Parcel, data: bytes, base: Path | None = None) -> Path:
                 continue
             return _remember(target)
     raise CacheError(f"the archive of {parcel.root} could not be unpacked into {target}")
+
+
+USE_SUFFIX = ".use"  # `.DIGEST.use` beside an entry: when it was last used, who holds it
+CACHE_DAYS = 7.0  # days an entry nobody uses stays (ARENA_BOT_CACHE_DAYS)
+
+
+def _held(path: Path, how: int) -> BinaryIO:
+    """The lock file `path` (made if missing, for this user only) open and locked with
+    flock `how` (with LOCK_NB: BlockingIOError when another holds it), once the lock holds
+    the file the path names: `clean_cache` removes lock files, and a lock taken on a file
+    just removed would guard nothing."""
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        held = os.fdopen(fd, "r+b")
+        try:
+            fcntl.flock(held, how)
+            mine = os.fstat(fd)
+            with contextlib.suppress(FileNotFoundError):
+                now = os.lstat(path)
+                if (now.st_dev, now.st_ino) == (mine.st_dev, mine.st_ino):
+                    return held
+        except BaseException:
+            held.close()
+            raise
+        held.close()
+
+
+def _mark_used(base: Path, digest: str) -> None:
+    """Note that the entry `digest` is used now (its use file's time)."""
+    path = base / f".{digest}{USE_SUFFIX}"
+    try:
+        os.utime(path)
+    except FileNotFoundError:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        os.close(fd)
+
+
+def lease(parcel: Parcel, base: Path | None = None) -> BinaryIO:
+    """The parcel's cache entry held in use until the file returned is closed (a shared lock
+    on its use file, marked used now): `clean_cache`, in this process or another, leaves it
+    alone meanwhile. A worker takes it before it unpacks the bot and keeps it while it may
+    play it."""
+    base = cache_folder() if base is None else base
+    held = _held(base / f".{parcel.digest}{USE_SUFFIX}", fcntl.LOCK_SH)
+    os.utime(held.fileno())
+    return held
+
+
+def cache_days() -> float:
+    """How many days an entry nobody used stays in the cache: $ARENA_BOT_CACHE_DAYS (a number
+    >= 0; 0 removes every entry not in use), else CACHE_DAYS."""
+    text = os.environ.get("ARENA_BOT_CACHE_DAYS", "").strip()
+    if not text:
+        return CACHE_DAYS
+    try:
+        days = float(text)
+    except ValueError:
+        days = -1.0
+    if not days >= 0 or days == float("inf"):
+        raise CacheError(
+            f"ARENA_BOT_CACHE_DAYS is {text!r}, not a number of days (>= 0) that an unused "
+            "bot stays in the cache"
+        )
+    return days
+
+
+_cleaning = threading.Lock()  # one clean-up at a time in this process
+
+
+def clean_cache(base: Path | None = None, days: float | None = None) -> list[str]:
+    """Remove from the cache (`base`: the cache folder) the entries nobody used for `days`
+    days (by default `cache_days`): their folders, use and lock files, and what unpacks
+    left behind that long ago; the digests removed. An entry held (`lease`), being unpacked
+    (its lock) or being built (its build stamp locked) is never removed, however old, and
+    neither is one used again while it is looked at."""
+    base = cache_folder() if base is None else base
+    days = cache_days() if days is None else days
+    if (why := _unsafe(base)) is not None:
+        raise CacheError(f"the bot cache {base} {why}: another user could replace the bots there")
+    if not _cleaning.acquire(blocking=False):
+        return []  # (another thread of this process is at it)
+    try:
+        return _clean(base, time.time() - days * 86400)
+    finally:
+        _cleaning.release()
+
+
+def _clean(base: Path, before: float) -> list[str]:
+    digests: set[str] = set()
+    leftovers: list[Path] = []
+    for entry in os.scandir(base):
+        name = entry.name
+        if _is_digest(name):
+            digests.add(name)
+        elif name.startswith(".") and name.endswith((USE_SUFFIX, ".lock")):
+            digest = name[1:].rsplit(".", 1)[0]
+            if _is_digest(digest):
+                digests.add(digest)
+        elif name.startswith(".") and "-" in name:  # a scratch or set-aside folder
+            leftovers.append(base / name)
+    removed = [digest for digest in sorted(digests) if _remove_stale(base, digest, before)]
+    old = min(before, time.time() - 3600)  # (an unpack takes seconds: its scratch stays)
+    for path in leftovers:
+        with contextlib.suppress(OSError):
+            st = os.lstat(path)
+            if stat.S_ISDIR(st.st_mode) and st.st_mtime < old:
+                shutil.rmtree(path, ignore_errors=True)
+    return removed
+
+
+def _is_digest(name: str) -> bool:
+    return len(name) == 64 and all(c in "0123456789abcdef" for c in name)
+
+
+def _last_used(base: Path, digest: str) -> float:
+    """When the entry was last used: the latest time of its use file, lock file and folder."""
+    times = [0.0]
+    for path in (base / f".{digest}{USE_SUFFIX}", base / f".{digest}.lock", base / digest):
+        with contextlib.suppress(OSError):
+            times.append(os.lstat(path).st_mtime)
+    return max(times)
+
+
+def _remove_stale(base: Path, digest: str, before: float) -> bool:
+    """Remove the entry `digest` if it was last used before `before` and nobody holds it,
+    unpacks it or builds it (each lock tried, never waited for). A lease or an unpack that
+    comes meanwhile waits for these locks, then finds their files gone and takes new ones
+    (`_held`), and unpacks the bot anew."""
+    if _last_used(base, digest) >= before:
+        return False
+    with contextlib.ExitStack() as stack:
+        try:
+            for suffix in (USE_SUFFIX, ".lock"):
+                path = base / f".{digest}{suffix}"
+                stack.enter_context(_held(path, fcntl.LOCK_EX | fcntl.LOCK_NB))
+        except BlockingIOError:
+            return False  # held by a worker that may play it, or being unpacked
+        target = base / digest
+        if os.path.lexists(target):
+            if not _idle_build(target):
+                return False
+            aside = base / f".{digest[:16]}-old-{secrets.token_hex(8)}"
+            os.rename(target, aside)
+            _checked.pop(str(target), None)
+            if aside.is_dir() and not aside.is_symlink():
+                shutil.rmtree(aside, ignore_errors=True)
+            else:
+                aside.unlink()
+        for suffix in (USE_SUFFIX, ".lock"):  # (removed while locked: see `_held`)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(base / f".{digest}{suffix}")
+    return True
+
+
+def _idle_build(target: Path) -> bool:
+    """Whether no build of the folder `target` is running (its stamp not locked)."""
+    try:
+        fd = os.open(target / BUILD_STAMP, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return not target.is_dir() or target.is_symlink()
+    with os.fdopen(fd, "rb") as stamp:
+        try:
+            fcntl.flock(stamp, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+    return True
 
 
 def _remember(target: Path) -> Path:
