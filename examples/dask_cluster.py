@@ -60,7 +60,10 @@ def main() -> None:
     tournament = tournament_from(TOURNAMENT, HERE)
     with (
         LocalCluster(
-            n_workers=2, threads_per_worker=2, dashboard_address=":0", silence_logs=logging.ERROR
+            n_workers=2,
+            threads_per_worker=2,
+            dashboard_address="127.0.0.1:0",
+            silence_logs=logging.ERROR,
         ) as cluster,
         Client(cluster) as client,
     ):

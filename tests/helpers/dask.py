@@ -18,6 +18,8 @@ from typing import Any
 
 import distributed
 
+from tests.helpers.paths import RANDOM
+
 
 @contextlib.contextmanager
 def local_cluster(
@@ -106,3 +108,19 @@ def worker(
 def worker_pids(client: Any) -> dict[str, int]:
     """The process id of each worker of the client's cluster, by its address."""
     return {str(address): int(pid) for address, pid in client.run(os.getpid).items()}
+
+
+def rare_bot(folder: Path) -> tuple[Path, Path]:
+    """A bot whose command runs a program that no machine has: `arena-test-runtime` (a
+    Python, in the folder returned first, for the PATH of the processes that should have
+    it), and the bot's folder, "rare" (random-py's bot run by that program)."""
+    tools = folder / "tools"
+    tools.mkdir()
+    runtime = tools / "arena-test-runtime"
+    runtime.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    runtime.chmod(0o755)
+    bot = folder / "rare"
+    bot.mkdir()
+    (bot / "bot.py").write_text((RANDOM / "bot.py").read_text())
+    (bot / "bot.toml").write_text('name = "rare"\ncommand = ["arena-test-runtime", "bot.py"]\n')
+    return tools, bot

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import os
 import signal
 import subprocess
@@ -32,6 +31,7 @@ from arena.league.tournament import run_tournament, schedule_of
 from arena.referee.folders import BotSpec, build_bot, load_bot
 from arena.referee.records import GameRecord, read_records
 from tests.helpers.cli import invoke
+from tests.helpers.dask import local_cluster, rare_bot
 from tests.helpers.paths import EXAMPLE_BOTS, GREEDY, RANDOM, TEST_BOTS
 from tests.helpers.tournaments import path_bot, write_tournament
 
@@ -48,16 +48,8 @@ def bot_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def cluster(bot_cache: Path) -> Iterator[object]:
     """Two worker processes (3 games at once each), unpacking bots into `bot_cache`."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("ARENA_BOT_CACHE", str(bot_cache))  # the workers inherit it
-        with distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=3,
-            processes=True,
-            dashboard_address=":0",
-            silence_logs=logging.ERROR,
-        ) as c:
-            yield c
+    with local_cluster(2, 3, bot_cache) as c:
+        yield c
 
 
 def address(cluster: object) -> str:
@@ -144,7 +136,8 @@ async def test_a_worker_killed_mid_tournament_loses_no_game_and_journals_none_tw
         client.wait_for_workers(2, timeout=60)  # the nanny brings it back for other tests
         assert killed and client.run(os.getpid).get(victim) != killed[0]
     finally:
-        executor.close()
+        executor.close()  # (the run's bots off the workers; the client stays the test's)
+        client.close()
     there = ResultsDir.existing(tmp_path / "there" / "t")
     ids = journal_ids(there)
     assert len(ids) == len(set(ids)) == schedule_of(t).total() == 16
@@ -182,16 +175,8 @@ async def test_a_worker_without_a_bots_program_fails_its_games_in_words(
     tmp_path: Path, cluster: object, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A runtime installed here (on PATH from now on) but not on the workers, started before.
-    tools = tmp_path / "tools"
-    tools.mkdir()
-    runtime = tools / "arena-test-runtime"
-    runtime.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
-    runtime.chmod(0o755)
+    tools, bot = rare_bot(tmp_path)
     monkeypatch.setenv("PATH", f"{tools}{os.pathsep}{os.environ['PATH']}")
-    bot = tmp_path / "rare"
-    bot.mkdir()
-    (bot / "bot.py").write_text((RANDOM / "bot.py").read_text())
-    (bot / "bot.toml").write_text('name = "rare"\ncommand = ["arena-test-runtime", "bot.py"]\n')
     file = demo(tmp_path, RANDOM, GREEDY, bot, deals=1)
     executor = DaskExecutor.connect(address(cluster))
     t = load_tournament(file)

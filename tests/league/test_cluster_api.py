@@ -4,7 +4,6 @@ otherwise; examples/dask_cluster.py runs as written, every game of its tournamen
 
 from __future__ import annotations
 
-import logging
 import os
 import subprocess
 import sys
@@ -23,6 +22,7 @@ from arena.league.sprt import Sprt
 from arena.league.tournament import schedule_of
 from arena.referee.folders import load_bot
 from arena.referee.records import GameRecord, read_records
+from tests.helpers.dask import local_cluster
 from tests.helpers.paths import GREEDY, RANDOM, ROOT
 
 pytestmark = pytest.mark.slow  # (Dask clusters)
@@ -33,19 +33,11 @@ EXAMPLE = ROOT / "examples" / "dask_cluster.py"
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[distributed.Client]:
     """A client of the caller's own: one worker process of 2 threads, its bot cache apart."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("ARENA_BOT_CACHE", str(tmp_path_factory.mktemp("bots")))  # (inherited)
-        with (
-            distributed.LocalCluster(
-                n_workers=1,
-                threads_per_worker=2,
-                processes=True,
-                dashboard_address=":0",
-                silence_logs=logging.ERROR,
-            ) as cluster,
-            distributed.Client(cluster) as c,
-        ):
-            yield c
+    with (
+        local_cluster(1, 2, tmp_path_factory.mktemp("bots")) as cluster,
+        distributed.Client(cluster) as c,
+    ):
+        yield c
 
 
 def test_an_executor_of_a_client_ships_the_bots_and_names_the_scheduler(
@@ -67,9 +59,10 @@ async def test_an_sprt_match_plays_on_the_executor_of_a_client(
 ) -> None:
     a, b = load_bot(str(GREEDY)), load_bot(str(RANDOM))
     journal: list[GameRecord] = []
+    executor = DaskExecutor(client)
     state = await run_match(
         a, b, "odin-race", Sprt(elo0=0, elo1=10), max_pairs=2, on_game=journal.append,
-        executor=DaskExecutor(client),
+        executor=executor,
     )  # fmt: skip
     # Both deals, each played twice with the seats swapped, by the cluster's worker.
     assert sorted(state.played) == [(0, 0), (0, 1), (1, 0), (1, 1)]
@@ -83,6 +76,14 @@ async def test_an_sprt_match_plays_on_the_executor_of_a_client(
     assert commands == {"greedy-py": a.command, "random-py": b.command}
     # Both bots were shipped: unpacked into the worker's cache, not used in place.
     assert len(list(Path(os.environ["ARENA_BOT_CACHE"]).glob("*/bot.toml"))) == 2
+    # The match took its bots off the workers at its end (their plugins and resources), and
+    # closing the executor leaves the client the caller's, open.
+    plugins = client.run(lambda dask_worker: sorted(dask_worker.plugins))
+    assert not [name for names in plugins.values() for name in names if "arena" in name]
+    resources = client.run(lambda dask_worker: dict(dask_worker.state.total_resources))
+    assert all(value == 0 for table in resources.values() for value in table.values())
+    executor.close()
+    assert client.status == "running" and client.run(os.getpid)
 
 
 def test_the_executors_package_imports_no_dask_until_a_dask_executor_is_asked_for() -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import signal
 import statistics
-import sys
 import time
 from pathlib import Path
 
@@ -28,7 +27,7 @@ from arena.league.results import ResultsDir
 from arena.league.tournament import run_tournament, schedule_of
 from arena.referee.folders import build_bot, load_bot
 from arena.referee.records import read_records
-from tests.helpers.dask import local_cluster, scheduler, worker, worker_pids
+from tests.helpers.dask import local_cluster, rare_bot, scheduler, worker, worker_pids
 from tests.helpers.paths import EXAMPLE_BOTS, GREEDY, RANDOM, TEST_BOTS
 from tests.helpers.tournaments import path_bot, write_tournament
 
@@ -101,18 +100,10 @@ async def test_a_worker_lacking_a_program_is_named_once_and_the_bot_plays_on_the
     tmp_path: Path, bot_cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A runtime on the PATH of one worker (and of this coordinator), not of the other.
-    tools = tmp_path / "tools"
-    tools.mkdir()
-    runtime = tools / "arena-test-runtime"
-    runtime.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
-    runtime.chmod(0o755)
+    tools, bot = rare_bot(tmp_path)
     plain = os.environ["PATH"]
     rich = f"{tools}{os.pathsep}{plain}"
     monkeypatch.setenv("PATH", rich)
-    bot = tmp_path / "rare"
-    bot.mkdir()
-    (bot / "bot.py").write_text((RANDOM / "bot.py").read_text())
-    (bot / "bot.toml").write_text('name = "rare"\ncommand = ["arena-test-runtime", "bot.py"]\n')
     file = tournament(tmp_path, RANDOM, GREEDY, bot, deals=4)
     t = load_tournament(file)
     with (

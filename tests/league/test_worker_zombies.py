@@ -5,7 +5,6 @@ one process: tests/referee/test_zombies.py.)"""
 
 from __future__ import annotations
 
-import logging
 import os
 import time
 from collections.abc import Iterator
@@ -22,6 +21,7 @@ from arena.referee import processes
 from arena.referee.folders import BotSpec
 from arena.referee.game import RefereeConfig
 from arena.referee.records import GameRecord
+from tests.helpers.dask import local_cluster
 from tests.helpers.processes import orphan_bot as build_orphan_bot
 
 pytestmark = pytest.mark.slow  # (a thousand games on a Dask worker process)
@@ -39,16 +39,7 @@ def orphan_bot(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def client() -> Iterator[distributed.Client]:
     """A client of one worker process of one thread."""
-    with (
-        distributed.LocalCluster(
-            n_workers=1,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=":0",
-            silence_logs=logging.ERROR,
-        ) as cluster,
-        distributed.Client(cluster) as c,
-    ):
+    with local_cluster(1, 1) as cluster, distributed.Client(cluster) as c:
         yield c
 
 
