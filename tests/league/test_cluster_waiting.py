@@ -15,6 +15,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import distributed
 import pytest
 
 from arena.league.config import load_tournament
@@ -22,7 +23,7 @@ from arena.league.executors.cluster import DaskExecutor
 from arena.league.tournament import schedule_of
 from arena.referee.records import read_records
 from tests.helpers.cli import arena, started_arena, wait_for_games
-from tests.helpers.dask import scheduler, worker
+from tests.helpers.dask import local_cluster, scheduler, worker
 from tests.helpers.paths import GREEDY, RANDOM
 from tests.helpers.tournaments import path_bot, write_tournament
 
@@ -70,6 +71,24 @@ def test_a_tournament_before_any_worker_waits_and_plays_once_one_joins(tmp_path:
     assert f"note: 1 worker at {address} after" in out
     ids = journal_ids(results / "t" / "games.jsonl")
     assert len(ids) == len(set(ids)) == schedule_of(load_tournament(file)).total() == 4
+
+
+def test_an_adaptive_cluster_of_no_workers_starts_one_for_the_waiting_run(tmp_path: Path) -> None:
+    """An adaptive cluster at minimum=0 (dask-jobqueue's and dask-kubernetes' usual way)
+    starts workers only for work waiting: the run's wait must show it some."""
+    file = tournament(tmp_path, deals=2)
+    results = tmp_path / "results"
+    with local_cluster(0, 2) as cluster:
+        cluster.adapt(minimum=0, maximum=1, interval="200ms")
+        address = str(cluster.scheduler_address)
+        args: list[str | Path] = ["tournament", file, "--results", results, "--cluster", address]
+        done = subprocess.run(
+            arena(*args, "--wait-timeout", "60"), capture_output=True, text=True, timeout=120
+        )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith(f"note: waiting for 1 worker at {address}: 0 now")
+    ids = journal_ids(results / "t" / "games.jsonl")
+    assert len(ids) == len(set(ids)) == 4
 
 
 def test_a_wait_for_workers_that_times_out_is_one_error_line_and_writes_nothing(
@@ -126,6 +145,47 @@ def test_a_lost_scheduler_stops_the_run_in_one_line_and_it_resumes_on_another(
         )
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert f"resuming: {len(saved)} games already played" in resumed.stdout
+    ids = journal_ids(journal)
+    assert len(ids) == len(set(ids)) == 60
+
+
+def test_the_bots_of_a_coordinator_killed_are_taken_off_the_workers_by_the_next_run(
+    tmp_path: Path,
+) -> None:
+    # (Nested, so that they are sent by value: the scheduler and worker cannot import tests.)
+    def _bot_plugins(dask_scheduler: object) -> list[str]:
+        """The bot plugins this scheduler sets up on its workers."""
+        plugins = dask_scheduler.worker_plugins  # type: ignore[attr-defined]
+        return sorted(name for name in plugins if name.startswith("arena-bot-"))
+
+    def _prepared_bots() -> list[str]:
+        """The bots this worker process holds prepared."""
+        from arena.league.executors import remote
+
+        return sorted(remote._bots)
+
+    file = tournament(tmp_path, deals=30)
+    results = tmp_path / "results"
+    journal = results / "t" / "games.jsonl"
+    with scheduler(tmp_path) as (address, _), worker(tmp_path, address):
+        args: list[str | Path] = ["tournament", file, "--results", results, "--cluster", address]
+        with started_arena(*args) as proc:
+            wait_for_games(journal, 4, proc)
+            os.killpg(proc.pid, signal.SIGKILL)  # no time to take its bots off the workers
+            proc.wait()
+        client = distributed.Client(address)
+        try:
+            assert len(client.run_on_scheduler(_bot_plugins)) == 2  # (left by the run killed)
+            assert [len(bots) for bots in client.run(_prepared_bots).values()] == [2]
+            resumed = subprocess.run(arena(*args), capture_output=True, text=True, timeout=120)
+            assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+            assert "note: 2 bots of runs whose coordinator went are taken off the workers" in (
+                resumed.stdout
+            )
+            assert client.run_on_scheduler(_bot_plugins) == []
+            assert list(client.run(_prepared_bots).values()) == [[]]
+        finally:
+            client.close()
     ids = journal_ids(journal)
     assert len(ids) == len(set(ids)) == 60
 

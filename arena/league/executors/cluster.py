@@ -42,7 +42,7 @@ import trio
 from arena.games.errors import ArenaError
 from arena.games.text import counted
 from arena.league.executors.job import Executor, GameJob, OnNote
-from arena.league.executors.plugin import BotPlugin
+from arena.league.executors.plugin import BotPlugin, plugin_name, sweep
 from arena.league.executors.remote import play_remote, verdicts
 from arena.league.executors.scheduler import (
     CONNECT_TIMEOUT,
@@ -230,7 +230,7 @@ class DaskExecutor(Executor):
         bot's archive when it ships one."""
         name = self._plugins.get(spec.name)
         if name is None:
-            name = f"arena-bot-{self._run}-{len(self._plugins)}"
+            name = plugin_name(self._run, len(self._plugins), str(self.client.id))
             self._plugins[spec.name] = name
             packed = pack(spec) if self.ship else None
             plugin = BotPlugin(name, self._run, spec, packed)
@@ -241,6 +241,22 @@ class DaskExecutor(Executor):
                     raise
                 self._note(f"a worker could not take bot {spec.name}: {_reason(exc)}")
         return name
+
+    def _sweep(self) -> None:
+        """Take off the workers the bots of runs whose coordinator went without doing so
+        (`plugin.sweep`), saying how many; a scheduler that cannot is left as it is."""
+        try:
+            gone = self.client.run_on_scheduler(sweep)
+        except Exception as exc:
+            if lost(self.client):
+                raise scheduler_lost(self.client) from exc
+            self._note(f"the bots of runs gone stay on the workers: {_reason(exc)}")
+            return
+        if gone:
+            self._note(
+                f"{counted(len(gone), 'bot')} of runs whose coordinator went are taken off "
+                "the workers"
+            )
 
     def _unregister(self) -> None:
         """Unregister this run's plugins (each worker tears them down: grants taken back,
@@ -419,6 +435,7 @@ class DaskExecutor(Executor):
             done(task, record)
 
         try:
+            self._sweep()
             fill()
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(watch)

@@ -27,6 +27,7 @@ run's limit of games at once on the worker with the run's last bot.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 import time
@@ -157,9 +158,35 @@ class BotPlugin(WorkerPlugin):
         return _ready(spec, (parcel, self.data), address)
 
 
+PREFIX = "arena-bot-"  # the names of the bot plugins (and of their resources)
+
+
+def plugin_name(run: str, index: int, client: str) -> str:
+    """The name of the run's `index`-th bot's plugin and resource: the run's id, and the id of
+    its coordinator's Dask client, by which `sweep` tells the plugins of runs gone."""
+    return f"{PREFIX}{run}-{index}@{client}"
+
+
+async def sweep(dask_scheduler: Any) -> list[str]:
+    """On the scheduler (`Client.run_on_scheduler`): unregister the bot plugins of runs whose
+    coordinator is no longer connected (killed, or its machine gone, before it could
+    unregister them), so that they are torn down on every worker (grants taken back, their
+    cache entries let go) and set up on no worker that joins later; their names."""
+    live = set(dask_scheduler.clients)
+    gone = [
+        name
+        for name in list(dask_scheduler.worker_plugins)
+        if name.startswith(PREFIX) and "@" in name and name.rpartition("@")[2] not in live
+    ]
+    for name in gone:
+        with contextlib.suppress(ValueError):  # (unregistered meanwhile)
+            await dask_scheduler.unregister_worker_plugin(comm=None, name=name)
+    return gone
+
+
 def _rescheduler() -> Callable[..., None]:
     """The function `_reschedule` runs on the scheduler, made here so that it is sent by
-    value (the scheduler's machine need not have arena)."""
+    value, whole."""
 
     def reschedule(worker: str, stimulus: str, dask_scheduler: Any) -> None:
         """What the scheduler does for a worker that joins: look for the tasks that found no

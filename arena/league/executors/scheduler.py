@@ -8,10 +8,13 @@ by the caller (`arena.league.executors.cluster`)."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import socket
 import threading
 import time
+import uuid
+from collections.abc import Iterator
 from typing import Any
 
 from arena.games.errors import ArenaError
@@ -174,6 +177,38 @@ def wait_for_workers(
     address = address_of(client)
     started = time.monotonic()
     deadline = None if timeout is None else started + timeout
+    with _work_waiting(client):
+        _wait(client, count, started, deadline, timeout, on_note, address)
+
+
+@contextlib.contextmanager
+def _work_waiting(client: Any) -> Iterator[None]:
+    """A task waiting on the scheduler meanwhile, which no worker ever runs (it asks for a
+    resource nobody has), and cancelled at the end: an adaptive cluster starts workers only
+    for work waiting (none at `minimum=0`, the usual pattern of dask-jobqueue and
+    dask-kubernetes), and this run's work comes only once a worker is there."""
+    name = f"arena-waiting-{uuid.uuid4().hex[:12]}"
+    future = client.submit(_never_run, key=name, pure=False, resources={name: 1})
+    try:
+        yield
+    finally:
+        with contextlib.suppress(Exception):  # (a scheduler lost meanwhile)
+            client.cancel([future], force=True)
+
+
+def _never_run() -> None:
+    """The task of `_work_waiting` (no worker has its resource)."""
+
+
+def _wait(
+    client: Any,
+    count: int,
+    started: float,
+    deadline: float | None,
+    timeout: float | None,
+    on_note: OnNote | None,
+    address: str,
+) -> None:
     told = None  # when it last said it waits
     step = 0.01  # the first look only counts the workers
     while (there := _workers_after(client, count, step)) is not None:
