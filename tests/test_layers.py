@@ -1,10 +1,10 @@
 """The architecture, enforced: each layer imports only the layers below it.
 
-cli -> league -> referee -> games; `protocol` imports nothing from `arena`; the games are pure
-rules code (no process, terminal or event-loop library). A small walk over every module's
-imports (with `ast`), so the layout cannot rot silently.
+cli -> ladder -> league -> referee -> games; `protocol` imports nothing from `arena`; the
+games are pure rules code (no process, terminal or event-loop library). A small walk over
+every module's imports (with `ast`), so the layout cannot rot silently.
 
-At the top of tests/, not in a layer's folder: it pins how the four layers (and `protocol`)
+At the top of tests/, not in a layer's folder: it pins how the five layers (and `protocol`)
 relate, which belongs to none of them.
 """
 
@@ -17,7 +17,7 @@ import pytest
 
 from tests.helpers.paths import ROOT
 
-LAYERS = ["games", "referee", "league", "cli"]  # lowest first
+LAYERS = ["games", "referee", "league", "ladder", "cli"]  # lowest first
 NOT_IN_GAMES = {"trio", "rich", "typer", "subprocess", "socket", "select", "threading"}
 
 

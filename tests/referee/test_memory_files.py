@@ -19,7 +19,7 @@ import trio
 from arena.referee.bot import BotProcess
 from arena.referee.folders import BotSpec, load_bot
 from arena.referee.game import RefereeConfig, play_game
-from arena.referee.memory import BotMemory
+from arena.referee.memory import STEP, BotMemory
 from arena.referee.records import GameRecord
 from arena.referee.sandbox import SandboxConfig
 from protocol.messages import Limits
@@ -120,4 +120,7 @@ async def test_a_long_look_lets_the_referees_other_tasks_run() -> None:
         finally:
             await bot.close()
     assert used.files >= 8 << 20
-    assert max(gaps) < held.spent / 2, (max(gaps), held.spent)
+    # The look stopped between its steps, and the other task ran each time: counted in
+    # turns, not timed, as a loaded machine may stop this process for longer than a step.
+    assert held.spent > 4 * STEP  # (a look long enough to need stops)
+    assert len(gaps) >= 4, (len(gaps), held.spent)
