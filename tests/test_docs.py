@@ -43,7 +43,7 @@ def table_commands(path: Path) -> set[str]:
     for row in re.findall(r"^\| `arena ([^`]+)`", path.read_text(), re.M):
         words = [w for w in row.split() if re.fullmatch(r"[a-z][a-z-]*", w)]
         if words:  # not `arena --version`
-            names.add(" ".join(words[:2]) if words[0] == "protocol" else words[0])
+            names.add(" ".join(words[:2]) if words[0] in ("protocol", "ladder") else words[0])
     return names
 
 

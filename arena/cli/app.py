@@ -82,6 +82,11 @@ COMMANDS: dict[str, Entry] = {
         "running it again resumes it. Exit status: 0 H1 accepted, 1 H0 accepted, 4 no "
         "decision.",
     ),
+    "ladder": Entry(
+        "arena.cli.ladder",
+        "Run a ladder: bots submitted at any time by their authors, validated, played "
+        "continuously and rated live.",
+    ),
     "protocol": Entry("arena.cli.schema", "The bot protocol.", plays=False),
 }
 

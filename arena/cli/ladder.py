@@ -1,0 +1,153 @@
+"""`arena ladder`: make a ladder's folder (`init`) and its authors (`author`).
+
+A ladder is a folder (arena.ladder.store): `ladder.toml`, the store of authors, bots and
+versions (`ladder.db`), and the journal of finished games (`games.jsonl`), which `arena
+leaderboard DIR` and the other commands of results folders read. Tokens are shown once, each
+alone on the last line of the command's output, so a script can capture it (`| tail -n 1`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from arena.cli.app import Group
+from arena.cli.common import command, registry, say
+from arena.cli.inputs import Options, parse_options
+from arena.games.errors import ArenaError
+
+HELP = (
+    "Run a ladder: bots submitted at any time by their authors, validated, played "
+    "continuously and rated live."
+)
+
+ladder_app = typer.Typer(cls=Group, help=HELP, no_args_is_help=True)
+registry.add_typer(ladder_app, name="ladder")
+
+
+class LadderOptionsError(ArenaError, ValueError):
+    """A flag of `arena ladder init` that cannot be used; the message names it."""
+
+
+def parse_seats(texts: list[str], ruleset: str) -> int | dict[str, float]:
+    """The `seats` of ladder.toml from `--seats` flags: one count (`--seats 2`), or several
+    with weights (`--seats 2=3 --seats 4`: a count without a weight weighs 1); none given,
+    the ruleset's smallest table of at least 2 seats. Each count is checked against the
+    ruleset."""
+    from arena.games import GameConfigError, get_ruleset
+
+    rs = get_ruleset(ruleset)
+    if not texts:
+        return max(rs.min_players, min(2, rs.max_players))
+    weights: dict[str, float] = {}
+    for text in texts:
+        count_text, sep, weight_text = text.partition("=")
+        try:
+            count = int(count_text.strip())
+        except ValueError:
+            raise LadderOptionsError(
+                f"--seats: {text!r} is not a seat count (N, or N=WEIGHT: --seats 2=3)"
+            ) from None
+        try:
+            weight = float(weight_text) if sep else 1.0
+        except ValueError:
+            weight = float("nan")
+        if not weight > 0 or weight == float("inf"):
+            raise LadderOptionsError(
+                f"--seats: the weight of {count} seats must be a number more than 0, not "
+                f"{weight_text!r}"
+            )
+        try:
+            rs.check_players(count)
+        except GameConfigError as exc:
+            raise LadderOptionsError(f"--seats: {exc}") from None
+        if str(count) in weights:
+            raise LadderOptionsError(f"--seats: {count} seats are given twice")
+        weights[str(count)] = int(weight) if weight.is_integer() else weight
+    if len(weights) == 1:
+        return int(next(iter(weights)))
+    return weights
+
+
+def _typed_options(ruleset: str, pairs: list[str] | None) -> dict[str, Any]:
+    """`-o key=value` pairs typed by the ruleset (the string kept where TOML has no value:
+    none), as ladder.toml's [options] holds them."""
+    import msgspec
+
+    from arena.games import get_ruleset
+
+    options = parse_options(pairs)
+    if not options:
+        return {}
+    typed = msgspec.to_builtins(get_ruleset(ruleset).options(options))
+    return {k: options[k] if typed[k] is None else typed[k] for k in options}
+
+
+@command("init", on=ladder_app)
+def init(
+    folder: Annotated[Path, typer.Argument(help="the ladder's folder (made if need be)")],
+    ruleset: Annotated[
+        str, typer.Option("--ruleset", "-r", help="the game every table plays (arena games)")
+    ],
+    seats: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--seats",
+            metavar="N[=WEIGHT]",
+            help="seats per table; repeat it for several counts, each with its weight "
+            "(--seats 2=3 --seats 4=1; default: 2, or the ruleset's count)",
+        ),
+    ] = None,
+    option: Options = None,
+) -> None:
+    """Make a ladder in a folder; print its admin token once, alone on the last line."""
+    from arena.games import get_ruleset
+    from arena.ladder.config import LADDER_FILE, ladder_from
+    from arena.ladder.store import DB_FILE, GAMES_FILE, init_ladder, refuse_existing
+
+    refuse_existing(folder)
+    get_ruleset(ruleset)  # an unknown ruleset, in words, before anything else
+    raw: dict[str, Any] = {"ruleset": ruleset, "seats": parse_seats(seats or [], ruleset)}
+    if options := _typed_options(ruleset, option):
+        raw["options"] = options
+    config = ladder_from(raw, folder / LADDER_FILE)
+    heading = f"A ladder of {ruleset}, made by arena ladder init."
+    token = init_ladder(folder, config, heading=heading)
+    tables = config.seat_weights()
+    shown = " or ".join(str(n) for n in tables)
+    say(f"made the ladder {folder} ({ruleset}, tables of {shown} seats):")
+    say(f"  {folder / LADDER_FILE}  its settings, every key explained (edit, then restart)")
+    say(f"  {folder / DB_FILE}  authors, bots, versions and the index of games (SQLite)")
+    say(f"  {folder / GAMES_FILE}  the journal of finished games (arena leaderboard {folder})")
+    say(f"next: arena ladder author {folder} NAME makes an author and prints their token")
+    say("the admin token (shown only now: keep it safe, it can retire any bot):")
+    typer.echo(token)
+
+
+@command("author", on=ladder_app)
+def author(
+    folder: Annotated[Path, typer.Argument(help="the ladder's folder")],
+    name: Annotated[str, typer.Argument(help="the author's name")],
+    revoke: Annotated[
+        bool, typer.Option("--revoke", help="refuse this author's token from now on")
+    ] = False,
+) -> None:
+    """Make an author; print their token once, alone on the last line (--revoke: refuse it)."""
+    from arena.ladder.store import LadderStore
+
+    with LadderStore.open(folder, writer=False) as store:
+        if revoke:
+            store.revoke_author(name)
+            say(
+                f"revoked the author {name} of {folder}: their token no longer works; their "
+                "bots and games stay"
+            )
+            return
+        made, token = store.create_author(name)
+    say(
+        f"made the author {made.name} of {folder}; their token (shown only now: give it to "
+        "them, for arena submit --token or $ARENA_TOKEN):"
+    )
+    typer.echo(token)
