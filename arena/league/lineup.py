@@ -9,16 +9,68 @@ is not in flight, looking ahead in the lazily drawn stream for one when the next
 is, and holds the others back until their deal's game ends. Every executor takes its tasks from
 one (`GamePool` for the games played in process, `DaskExecutor` for worker processes and
 clusters), so the rule holds wherever games are played.
+
+The tasks of a tournament or a match are a list or a generator, drawn until it ends. A ladder's
+games are made as they are wanted, for as long as it runs: a `Feed` is the stream of such a
+run, which may have no task now and more later. A lineup stops drawing a feed that has none
+now (it is not ended), and an executor then waits until the feed is poked (a bot joined) or
+one of its games ends, and draws again; the run ends once the feed is closed and its games in
+flight have ended.
 """
 
 from __future__ import annotations
 
 import heapq
 from collections import deque
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
+
+
+class Later(Exception):
+    """A feed has no task now, and may have more later (`Feed.__next__`)."""
+
+
+class Feed(Generic[T]):
+    """The tasks of a run that lasts until it is closed (a ladder's): `make` is asked for the
+    next task each time the executor can start a game, and returns None when it can make
+    none now (too few bots, say). `poke` tells the executor that `make` may have one now (a
+    bot joined); `close` ends the run once its games in flight have ended. Both are called
+    from the run's trio loop."""
+
+    def __init__(self, make: Callable[[], T | None]) -> None:
+        self._make = make
+        self.closed = False
+        self._wakers: list[Callable[[], None]] = []
+
+    def __iter__(self) -> Iterator[T]:
+        return self
+
+    def __next__(self) -> T:
+        if self.closed:
+            raise StopIteration
+        task = self._make()
+        if task is None:
+            raise Later
+        return task
+
+    def poke(self) -> None:
+        """`make` may have a task now: the executor draws again."""
+        for wake in list(self._wakers):
+            wake()
+
+    def close(self) -> None:
+        """No more tasks (`make` is asked no more: what it would have made is not played):
+        the run ends once its games in flight have ended."""
+        self.closed = True
+        self.poke()
+
+    def waking(self, wake: Callable[[], None]) -> Callable[[], None]:
+        """Have `wake` called at each `poke` (and at `close`) from now on; the function that
+        stops it."""
+        self._wakers.append(wake)
+        return lambda: self._wakers.remove(wake)
 
 
 class Lineup(Generic[T]):
@@ -72,6 +124,8 @@ class Lineup(Generic[T]):
                 task = next(self._stream)
             except StopIteration:
                 self._dry = True
+                break
+            except Later:  # (a feed with no task now: drawn again once poked)
                 break
             self._drawn += 1
             deal = self._deal(task)

@@ -20,7 +20,7 @@ import trio
 from arena.games.errors import first_leaf
 from arena.games.text import counted
 from arena.league.capacity import games_at_once
-from arena.league.lineup import Lineup
+from arena.league.lineup import Feed, Lineup
 from arena.referee.spawn import NoResources
 
 MAX_STARTING = 8  # bots starting at once, across all the pool's games
@@ -56,11 +56,18 @@ class GamePool:
         """`play` every task (taken lazily, each once, through a `Lineup`: never two of one
         `deal` at once; without `deal`, each task a deal of its own) and hand each result to
         `done` as it finishes; `done` runs before the next task is taken. `wanted`: as
-        `Lineup` asks it of a task held back."""
+        `Lineup` asks it of a task held back. A `Feed` of tasks is drawn again when poked, and
+        the run ends once it is closed and its games have ended."""
         lineup = Lineup(tasks, deal or _no_deal, wanted)
         at_once = min(self.jobs, max(1, operator.length_hint(tasks, self.jobs)))
         playing = 0
-        changed = trio.Event()  # set when a game ends
+        changed = trio.Event()  # set when a game ends, or a feed is poked
+
+        def wake() -> None:
+            changed.set()
+
+        feed = tasks if isinstance(tasks, Feed) else None
+        unwake = feed.waking(wake) if feed is not None else None
 
         async def one(task: T) -> None:
             nonlocal at_once, playing
@@ -87,9 +94,9 @@ class GamePool:
                     if task is not None:
                         playing += 1
                         nursery.start_soon(one, task)
-                    elif playing == 0:  # (nothing in flight: nothing was held back)
-                        break
-                    else:
+                    elif playing == 0 and (feed is None or lineup.finished):
+                        break  # (nothing in flight: nothing was held back)
+                    else:  # a game to end, or a feed with nothing now to be poked
                         await changed.wait()
                         changed = trio.Event()
         except BaseExceptionGroup as group:
@@ -97,6 +104,9 @@ class GamePool:
             if lack is None or rest is not None:
                 raise
             raise first_leaf(lack) from None  # the machine's limit, as one error in words
+        finally:
+            if unwake is not None:
+                unwake()
 
 
 def _no_deal(task: object) -> None:

@@ -54,7 +54,7 @@ from arena.league.executors.scheduler import (
     wait_for_workers,
 )
 from arena.league.executors.shipping import pack
-from arena.league.lineup import Lineup
+from arena.league.lineup import Feed, Lineup
 from arena.referee.folders import BotSpec
 from arena.referee.records import GameRecord
 from arena.referee.spawn import NoResources
@@ -434,13 +434,26 @@ class DaskExecutor(Executor):
                 record = msgspec.structs.replace(record, seats=seats)
             done(task, record)
 
+        feed = tasks if isinstance(tasks, Feed) else None
+        arrived = trio.Event()  # a feed poked while nothing was in flight
+
+        def wake() -> None:
+            arrived.set()
+            fill()  # (in the run's trio loop, as the feed is poked there)
+
+        unwake = feed.waking(wake) if feed is not None else None
         try:
             self._sweep()
             fill()
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(watch)
                 try:
-                    while pending:
+                    while pending or (feed is not None and not feed.closed):
+                        if not pending:  # a feed with nothing now: until it is poked
+                            await arrived.wait()
+                            arrived = trio.Event()
+                            fill()
+                            continue
                         future, result = await trio.to_thread.run_sync(
                             next, futures, abandon_on_cancel=True
                         )
@@ -474,6 +487,8 @@ class DaskExecutor(Executor):
                 raise
             raise group.exceptions[0] from group.exceptions[0].__cause__
         finally:
+            if unwake is not None:
+                unwake()
             self._unregister()
         if failed:
             raise GamesNotPlayed(_not_played(failed))
