@@ -1,0 +1,329 @@
+"""The ladder's HTTP API: JSON over Starlette (an ASGI application, served on trio by the
+ladder's server), every answer a msgspec Struct and every error a sentence.
+
+Authors name themselves with their token (`Authorization: Bearer TOKEN`, as `arena ladder
+author` printed it). An upload (`POST /api/bots`) is a multipart form whose field `archive`
+holds the bot's folder as a .tar.gz or a .zip: the request's body is read as it streams in,
+parsed by python-multipart, and each chunk of the archive handed to the intake
+(`archives.Intake`), which refuses it as soon as it passes a limit, so no upload is ever held
+whole in memory. The archive is then unpacked and checked, stored by the digest of its files
+and added to the store as a version that is validating; `on_submitted` hears of it (the server
+validates it). Reading the ladder (its bots, versions, games and table) needs no token.
+
+Errors are JSON `{"error": SENTENCE}` with the status that says what kind: 400 a request that
+is not a form with an archive, 401 no token or one that is not an author's, 403 another
+author's bot or a limit on active bots, 404 nothing of that name, 413 an upload too large,
+422 an archive or bot.toml that cannot be taken, 429 too many submissions in a day.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import msgspec
+import trio
+from python_multipart.multipart import MultipartParser, parse_options_header
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from arena.ladder.archives import (
+    ArchiveLimits,
+    Intake,
+    IntakeError,
+    store,
+    store_scratch,
+)
+from arena.ladder.store import (
+    Admin,
+    Author,
+    LadderStore,
+    NotFound,
+    NotOwner,
+    Version,
+)
+from arena.league.leaderboard import Leaderboard, results_leaderboard
+
+DAY = 86400.0
+PAGE = 50  # games a page of `GET /api/games`
+ARCHIVE_FIELD = "archive"  # the form field that holds the bot's archive
+
+
+class ApiError(Exception):
+    """An answer other than 2xx: its status and the sentence that says why."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+class ErrorBody(msgspec.Struct, frozen=True):
+    error: str
+
+
+class VersionBody(msgspec.Struct, frozen=True):
+    """A version as the API shows it."""
+
+    bot: str
+    number: int
+    label: str
+    digest: str
+    status: str
+    reason: str
+    submitted: float
+    changed: float
+    games: int
+
+
+class BotBody(msgspec.Struct, frozen=True):
+    """A bot and its versions, the latest first."""
+
+    name: str
+    owner: str
+    versions: list[VersionBody]
+
+
+class Submitted(msgspec.Struct, frozen=True):
+    """What an upload made: the version (new, or the same files submitted before)."""
+
+    version: VersionBody
+    new: bool
+
+
+class GameBody(msgspec.Struct, frozen=True):
+    """A finished game in the list of games: its id, when it was journaled, who played."""
+
+    id: str
+    finished: float
+    seats: list[str]
+
+
+class GamesBody(msgspec.Struct, frozen=True):
+    """One page of games, the last first."""
+
+    games: list[GameBody]
+    page: int
+    pages: int
+    total: int
+
+
+def shown(version: Version) -> VersionBody:
+    return VersionBody(
+        version.bot,
+        version.number,
+        version.label,
+        version.digest,
+        version.status,
+        version.reason,
+        version.created,
+        version.changed,
+        version.games,
+    )
+
+
+def answer(body: msgspec.Struct, status: int = 200) -> Response:
+    """`body` as JSON."""
+    return Response(msgspec.json.encode(body), status, media_type="application/json")
+
+
+def _limits(ladder: LadderStore) -> ArchiveLimits:
+    """The archive limits of the ladder's settings."""
+    submissions = ladder.config.submissions
+    return ArchiveLimits(
+        archive_mb=submissions.archive_mb,
+        unpacked_mb=submissions.unpacked_mb,
+        files=submissions.files,
+    )
+
+
+def _author(ladder: LadderStore, request: Request) -> Author | Admin:
+    """Who the request's bearer token names; 401 without one, or with one that names nobody
+    (unknown, or revoked)."""
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise ApiError(
+            401, "this needs an author's token: send it as `Authorization: Bearer TOKEN`"
+        )
+    who = ladder.authenticate(token.strip())
+    if who is None:
+        raise ApiError(
+            401, "this token is not an author's (mistyped, or revoked): ask the organiser"
+        )
+    return who
+
+
+async def _receive_archive(request: Request, intake: Intake) -> None:
+    """Hand the form's `archive` field to `intake`, chunk by chunk, as the body streams in;
+    400 for a body that is not a multipart form holding that field."""
+    kind, options = parse_options_header(request.headers.get("content-type", ""))
+    boundary = options.get(b"boundary")
+    if kind != b"multipart/form-data" or not boundary:
+        raise ApiError(
+            400,
+            f"an upload is a multipart form (multipart/form-data) with the bot's archive in "
+            f"its field {ARCHIVE_FIELD!r}",
+        )
+    state: dict[str, Any] = {"field": None, "name": b"", "seen": False, "error": None}
+
+    def on_header_field(data: bytes, start: int, end: int) -> None:
+        state["header"] = state.get("header", b"") + data[start:end]
+
+    def on_header_value(data: bytes, start: int, end: int) -> None:
+        state["value"] = state.get("value", b"") + data[start:end]
+
+    def on_header_end() -> None:
+        if state.pop("header", b"").lower() == b"content-disposition":
+            _, params = parse_options_header(state.get("value", b""))
+            state["field"] = params.get(b"name", b"").decode("utf-8", "replace")
+        state.pop("value", None)
+
+    def on_part_begin() -> None:
+        state["field"] = None
+
+    def on_part_data(data: bytes, start: int, end: int) -> None:
+        if state["field"] == ARCHIVE_FIELD and state["error"] is None:
+            state["seen"] = True
+            try:
+                intake.write(bytes(data[start:end]))
+            except IntakeError as exc:  # (raised again once the parser returns)
+                state["error"] = exc
+
+    parser = MultipartParser(
+        boundary,
+        {
+            "on_part_begin": on_part_begin,
+            "on_header_field": on_header_field,
+            "on_header_value": on_header_value,
+            "on_header_end": on_header_end,
+            "on_part_data": on_part_data,
+        },
+    )
+    async for chunk in request.stream():
+        parser.write(chunk)
+        if state["error"] is not None:
+            raise state["error"]
+    parser.finalize()
+    if not state["seen"]:
+        raise ApiError(400, f"the form has no field {ARCHIVE_FIELD!r} holding the bot's archive")
+
+
+def _check_limits(ladder: LadderStore, author: Author) -> None:
+    """429 past the submissions a day of the ladder's settings."""
+    per_day = ladder.config.submissions.per_day
+    if ladder.submissions_since(author, ladder.now() - DAY) >= per_day:
+        raise ApiError(
+            429,
+            f"{author.name} has submitted {per_day} versions in the last 24 hours, the most "
+            "this ladder takes: submit again later",
+        )
+
+
+def make_app(
+    ladder: LadderStore,
+    on_submitted: Callable[[Version], Awaitable[None]] | None = None,
+) -> Starlette:
+    """The API of the ladder whose store is `ladder` (open for writing); `on_submitted` hears
+    of each new version (validating) once it is stored."""
+    scratch = store_scratch(ladder.folder)
+
+    async def submit(request: Request) -> Response:
+        who = _author(ladder, request)
+        if isinstance(who, Admin):
+            raise ApiError(403, "the admin token retires bots; a bot is submitted by its author")
+        _check_limits(ladder, who)
+        intake = Intake(scratch, _limits(ladder))
+        try:
+            await _receive_archive(request, intake)
+            unpacked = await trio.to_thread.run_sync(intake.finish)
+            name = unpacked.spec.name
+            bot = ladder.bot(name)
+            if bot is not None and bot.owner != who.name:
+                raise ApiError(
+                    403,
+                    f"the bot name {name!r} belongs to another author ({bot.owner}), who first "
+                    "submitted it: give your bot another name in its bot.toml",
+                )
+            active = ladder.active_bots(who)
+            most = ladder.config.submissions.active_bots
+            if bot is None and len(active) >= most:
+                raise ApiError(
+                    403,
+                    f"{who.name} has {most} active bots, the most this ladder takes: retire one "
+                    "first, or submit a new version of one of them",
+                )
+            stored = await trio.to_thread.run_sync(store, unpacked, ladder.folder)
+        finally:
+            intake.close()
+        try:
+            version, new = ladder.add_version(name, who, stored.digest)
+        except NotOwner as exc:  # (taken meanwhile by another author's upload)
+            raise ApiError(403, str(exc)) from None
+        if new and on_submitted is not None:
+            await on_submitted(version)
+        return answer(Submitted(shown(version), new), 201 if new else 200)
+
+    async def bot(request: Request) -> Response:
+        name = request.path_params["bot"]
+        found = ladder.bot(name)
+        if found is None:
+            raise ApiError(404, f"no bot {name!r} on this ladder")
+        versions = sorted(ladder.versions(name), key=lambda v: -v.number)
+        return answer(BotBody(found.name, found.owner, [shown(v) for v in versions]))
+
+    async def games(request: Request) -> Response:
+        name = request.query_params.get("bot") or None
+        try:
+            page = int(request.query_params.get("page", "1"))
+        except ValueError:
+            page = 0
+        if page < 1:
+            raise ApiError(400, "page is a whole number from 1")
+        if name is not None and ladder.bot(name) is None:
+            raise ApiError(404, f"no bot {name!r} on this ladder")
+        total = ladder.game_count(name)
+        entries = ladder.games(name, limit=PAGE, skip=(page - 1) * PAGE)
+        labels = {v.id: v.label for v in _all_versions(ladder)}
+        rows = [
+            GameBody(e.id, e.finished, [labels.get(v, "?") for v in e.versions]) for e in entries
+        ]
+        return answer(GamesBody(rows, page, max(1, math.ceil(total / PAGE)), total))
+
+    async def game(request: Request) -> Response:
+        game_id = request.path_params["game"]
+        try:
+            record = await trio.to_thread.run_sync(ladder.read_game, game_id)
+        except NotFound:
+            raise ApiError(404, f"no game {game_id!r} on this ladder") from None
+        return Response(msgspec.json.encode(record), media_type="application/json")
+
+    async def leaderboard(request: Request) -> Response:
+        board: Leaderboard = await trio.to_thread.run_sync(results_leaderboard, ladder.results())
+        return Response(msgspec.json.encode(board), media_type="application/json")
+
+    async def failed(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, ApiError)
+        return answer(ErrorBody(exc.message), exc.status)
+
+    async def refused(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, IntakeError)
+        return answer(ErrorBody(str(exc)), exc.status)
+
+    return Starlette(
+        routes=[
+            Route("/api/leaderboard", leaderboard),
+            Route("/api/bots", submit, methods=["POST"]),
+            Route("/api/bots/{bot}", bot),
+            Route("/api/games", games),
+            Route("/api/games/{game}", game),
+        ],
+        exception_handlers={ApiError: failed, IntakeError: refused},
+    )
+
+
+def _all_versions(ladder: LadderStore) -> list[Version]:
+    return [v for b in ladder.bots() for v in ladder.versions(b.name)]
