@@ -293,17 +293,41 @@ def fit_columns(
     n = len(bots)
     tie = _Tie.of(anchors or {}, bots)
     data = _Data.of(columns, n)
-    pairs = _Pairs.of(data, n)
+    chance = _Draws.of(data, n)
+    pairs = _Pairs.of(data, chance, n)
 
+    theta = _maximise(pairs, prior_games, tie)
+    spread, draws = _spread(theta, data, chance, pairs, prior_games)
+    return _rating_table(bots, theta, pairs, spread, draws, prior_games, tie)
+
+
+def _rating_table(
+    bots: Sequence[str],
+    theta: Floats,
+    pairs: _Pairs,
+    spread: Floats,
+    draws: Ints,
+    prior: float,
+    tie: _Tie | None,
+    inverse: Floats | None = None,
+    information: Floats | None = None,
+) -> RatingTable:
+    """The table of a fit at its optimum `theta`: Elo, the robust error bars from the
+    spread V and the draws of chance per bot (`_spread`), scores and the head-to-head sums.
+    What `fit_columns` ends with, and what the live fit (arena.league.live_ratings) ends
+    with on the sums it keeps, so that both give the same table. `inverse`, if given, is
+    the inverse of the information at `theta` (without anchors), already computed, and
+    `information` that information.
+    """
+    n = len(bots)
     bot_weight = _per_bot(n, pairs.i, pairs.weight, pairs.j, pairs.weight)
     bot_points = _per_bot(n, pairs.i, pairs.points_i, pairs.j, pairs.points_j)
-    theta = _maximise(pairs, prior_games, tie)
-    information = _information(theta, pairs, prior_games)
-    spread, draws = _spread(theta, data, pairs, prior_games)
+    if information is None:
+        information = _information(theta, pairs, prior)
     if tie is None:
         played = np.flatnonzero(bot_weight > 0.0)
         pool = played if played.size else np.arange(n)
-        cov = _centred(_sandwich(information, spread), pool)
+        cov = _centred(_sandwich(information, spread, inverse), pool)
         mean = float(theta[pool].mean()) if pool.size else 0.0
         elo = (theta - mean) * ELO_PER_NAT
     else:
@@ -456,16 +480,17 @@ class _Data(msgspec.Struct, frozen=True):
     @classmethod
     def of(cls, columns: ResultColumns, n: int) -> _Data:
         a, b, score, weight = columns.a, columns.b, columns.score, columns.weight
-        outside = (a < 0) | (a >= n) | (b < 0) | (b >= n)
-        if outside.any():
+        if a.size and (min(a.min(), b.min()) < 0 or max(a.max(), b.max()) >= n):
+            outside = (a < 0) | (a >= n) | (b < 0) | (b >= n)
             k = int(np.flatnonzero(outside)[0])
             number = int(a[k] if 0 <= a[k] < n else b[k])
             raise ValueError(f"result for unknown bot number {number}")
-        bad = ~((score >= 0.0) & (score <= 1.0))
-        if bad.any():
+        # The checks by extremes first (a NaN makes them fail too), then the culprit.
+        if score.size and not (score.min() >= 0.0 and score.max() <= 1.0):
+            bad = ~((score >= 0.0) & (score <= 1.0))
             raise ValueError(f"score must be within 0..1, not {score[bad][0]}")
-        bad = ~((weight >= 0.0) & (weight < math.inf))
-        if bad.any():
+        if weight.size and not (weight.min() >= 0.0 and weight.max() < math.inf):
+            bad = ~((weight >= 0.0) & (weight < math.inf))
             raise ValueError(f"weight must be non-negative and finite, not {weight[bad][0]}")
         group = columns.group
         if group.size and group.max() >= group.size:  # numbered sparsely: number them densely
@@ -473,17 +498,21 @@ class _Data(msgspec.Struct, frozen=True):
             group = group.copy()
             group[named] = np.unique(group[named], return_inverse=True)[1]
         keep = a != b  # a bot against itself says nothing
-        a, b, score, weight, group = a[keep], b[keep], score[keep], weight[keep], group[keep]
+        if not keep.all():
+            a, b, score, weight, group = a[keep], b[keep], score[keep], weight[keep], group[keep]
         swap = a > b
         keyless = group < 0
-        size = np.bincount(group[~keyless], minlength=1)[np.maximum(group, 0)]
-        alone = np.where(keyless, weight == 1.0, size == 1)
+        size = np.bincount(group[~keyless] if keyless.any() else group, minlength=1)
+        alone = size[np.maximum(group, 0)] == 1
+        if keyless.any():
+            alone = np.where(keyless, weight == 1.0, alone)
+        role = np.where(alone, _ALONE, np.where(keyless, _PIECE, _TOGETHER))
         return cls(
-            i=np.where(swap, b, a),
-            j=np.where(swap, a, b),
+            i=np.minimum(a, b),
+            j=np.maximum(a, b),
             score=np.where(swap, 1.0 - score, score),
             weight=weight,
-            role=np.where(alone, _ALONE, np.where(keyless, _PIECE, _TOGETHER)),
+            role=role,
             group=group,
         )
 
@@ -508,7 +537,8 @@ def _groups(results: Sequence[Result]) -> Ints:
 
 class _Pairs(msgspec.Struct, frozen=True):
     """The results summed per pair of bots i < j that met, pairs in order of i·n + j;
-    `of_result` is the position here of each result's pair."""
+    `of_result` is the position here of the pair of each result alone or piece of an
+    unknown game (the results `_spread` takes one by one), in order."""
 
     n: int
     i: Ints
@@ -522,29 +552,42 @@ class _Pairs(msgspec.Struct, frozen=True):
     of_result: Ints
 
     @classmethod
-    def of(cls, data: _Data, n: int) -> _Pairs:
-        key = data.i * n + data.j
-        games = np.bincount(key, minlength=n * n)
+    def of(cls, data: _Data, draws: _Draws, n: int) -> _Pairs:
+        """The sums of the draws' sums per pair (`_Draws`), and of the results that are
+        not in one (alone, or pieces of unknown games): each exact, so none depends on the
+        order of the results."""
+        piece = np.flatnonzero(data.role != _TOGETHER)
+        key = draws.pair
+        weight, points, raw, results = draws.weight, draws.points, draws.raw, draws.results
+        if piece.size:
+            w, score = data.weight[piece], data.score[piece]
+            key = np.concatenate((key, data.i[piece] * n + data.j[piece]))
+            weight = np.concatenate((weight, w))
+            points = np.concatenate((points, w * score))
+            raw = np.concatenate((raw, score))
+            results = np.concatenate((results, np.ones(piece.size, dtype=np.int64)))
+        games = np.bincount(key, results, minlength=n * n).astype(np.int64)
         met = np.flatnonzero(games)
         position = np.cumsum(games > 0) - 1
         pair = position[key]
-        w, s = data.weight, data.score
 
         def sums(values: Floats) -> Floats:
             return _exact_sums(pair, values, met.size)
 
         i, j = np.divmod(met, max(n, 1))
+        total, won, raw_won = sums(weight), sums(points), sums(raw)
+        count = games[met]
         return cls(
             n=n,
             i=i,
             j=j,
-            weight=sums(w),
-            points_i=sums(w * s),
-            points_j=sums(w * (1.0 - s)),
-            raw_i=sums(s),
-            raw_j=sums(1.0 - s),
-            games=games[met],
-            of_result=pair,
+            weight=total,
+            points_i=won,
+            points_j=np.maximum(total - won, 0.0),
+            raw_i=raw_won,
+            raw_j=count - raw_won,
+            games=count,
+            of_result=pair[draws.pair.size :],
         )
 
 
@@ -637,7 +680,9 @@ def _laplacian(n: int, i: Ints, j: Ints, h: Floats) -> Floats:
     return out
 
 
-def _maximise(pairs: _Pairs, prior: float, tie: _Tie | None = None) -> Floats:
+def _maximise(
+    pairs: _Pairs, prior: float, tie: _Tie | None = None, start: Floats | None = None
+) -> Floats:
     """Newton–Raphson with step halving; the log-likelihood is strictly concave, so it converges.
 
     It starts from each bot's own score (as if all the others were rated 0), brought closer
@@ -652,21 +697,26 @@ def _maximise(pairs: _Pairs, prior: float, tie: _Tie | None = None) -> Floats:
     With several anchors (`tie`), the fit runs on the anchors' shared level and the other
     bots: the start and the warm-up are moved to the anchors' offsets, and each Newton step
     is solved on those coordinates.
+
+    `start`, given, is where Newton starts instead (a live fit's last solution, warm): no
+    warm-up then, as a few Newton steps from there are all it takes.
     """
     n, i, j = pairs.n, pairs.i, pairs.j
-    played = _per_bot(n, i, pairs.weight, j, pairs.weight) + prior
-    won = _per_bot(n, i, pairs.points_i, j, pairs.points_j) + 0.5 * prior
-    theta = np.log(won) - np.log(played - won)  # each bot's score, as if all others were 0
     tied = tie if tie is not None and tie.anchors.size > 1 else None
-    if tied is not None:
-        theta = tied.place(theta)
-    current = _log_likelihood(theta, pairs, prior)
-    warm = _warm_up(theta, pairs, prior)
-    if tied is not None:
-        warm = tied.place(warm)
-    value = _log_likelihood(warm, pairs, prior)
-    if value > current:
-        theta, current = warm, value
+    if start is not None:
+        theta = tied.place(start) if tied is not None else start
+        current = _log_likelihood(theta, pairs, prior)
+    else:
+        theta = _first_guess(pairs, prior)
+        if tied is not None:
+            theta = tied.place(theta)
+        current = _log_likelihood(theta, pairs, prior)
+        warm = _warm_up(theta, pairs, prior)
+        if tied is not None:
+            warm = tied.place(warm)
+        value = _log_likelihood(warm, pairs, prior)
+        if value > current:
+            theta, current = warm, value
     for _ in range(_MAX_NEWTON_STEPS):
         p, q = _sigmoids(theta[i] - theta[j])
         t, u = _sigmoids(theta)
@@ -701,6 +751,16 @@ def _maximise(pairs: _Pairs, prior: float, tie: _Tie | None = None) -> Floats:
     raise ArithmeticError("rating fit did not converge")
 
 
+def _first_guess(pairs: _Pairs, prior: float) -> Floats:
+    """Each bot's rating from its own score, as if all the others were rated 0 (with the
+    prior's virtual games, so that it is finite): where `_maximise` starts."""
+    n, i, j = pairs.n, pairs.i, pairs.j
+    played = _per_bot(n, i, pairs.weight, j, pairs.weight) + prior
+    won = _per_bot(n, i, pairs.points_i, j, pairs.points_j) + 0.5 * prior
+    guess: Floats = np.log(won) - np.log(played - won)
+    return guess
+
+
 def _warm_up(theta: Floats, pairs: _Pairs, prior: float) -> Floats:
     """A few sweeps of every bot's own Newton step, the others held still (Jacobi), capped.
 
@@ -720,58 +780,150 @@ def _warm_up(theta: Floats, pairs: _Pairs, prior: float) -> Floats:
     return theta
 
 
-def _spread(theta: Floats, data: _Data, pairs: _Pairs, prior: float) -> tuple[Floats, Ints]:
+def _spread(
+    theta: Floats, data: _Data, draws: _Draws, pairs: _Pairs, prior: float
+) -> tuple[Floats, Ints]:
     """V: the sum over draws of chance of g·gᵀ, g a draw's gradient of the log-likelihood at
     theta; and per bot, the number of draws whose spread V measures (see `t95`).
 
-    A result alone in its draw adds its residual squared along its pair; a piece of an
-    unknown game its expected square, its information w·p·(1 - p) (a spread the model
-    gives, not one measured: it is not counted); the results of a named deal or game their
-    summed gradient's outer product; each virtual game of the prior 1/4. Every sum is exact
-    (`_exact_sums`), so V does not depend on the order of the results either.
+    A result alone in its draw adds its residual squared along its pair; the results of a
+    named deal or game the outer product of their summed gradient (`_Draws`: summed per
+    pair of the draw's bots first); a piece of an unknown game its expected square along
+    its pair, its information
+    w·p·(1 - p) (a spread the model gives, not one measured: it is not counted); each
+    virtual game of the prior 1/4. Every sum is exact (`_exact_sums`), so V does not depend
+    on the order of the results either.
     """
     n = pairs.n
-    p, q = _sigmoids(theta[data.i] - theta[data.j])
-    residual = data.weight * (data.score - p)
-    pair, count = pairs.of_result, pairs.i.size
-    alone, piece = data.role == _ALONE, data.role == _PIECE
-    along = _exact_sums(pair[alone], residual[alone] ** 2, count)
-    along += _exact_sums(pair[piece], (data.weight * p * q)[piece], count)
-    spread = _laplacian(n, pairs.i, pairs.j, along)
-    draws = np.bincount(data.i[alone], minlength=n) + np.bincount(data.j[alone], minlength=n)
-    together = data.role == _TOGETHER
-    if together.any():
-        grouped, seen = _games_spread(
-            n, data.group[together], data.i[together], data.j[together], residual[together]
-        )
-        spread += grouped
-        draws += seen
-    spread[np.diag_indices(n)] += 0.25 * prior
-    return spread, draws.astype(np.int64)
-
-
-def _games_spread(n: int, game: Ints, i: Ints, j: Ints, residual: Floats) -> tuple[Floats, Ints]:
-    """Σ over draws of chance (deals or games, numbered by `game`) of g·gᵀ, g[i] += residual
-    and g[j] -= residual for each result; and per bot, the number of draws it is in."""
-    entry = np.concatenate((game * n + i, game * n + j))  # (game, bot)
-    value = np.concatenate((residual, -residual))
-    order = _stable_order(entry, int(game.max() + 1) * n)
-    entry, value = entry[order], value[order]
-    first = np.diff(entry, prepend=-1) != 0
-    g = _exact_sums(np.cumsum(first) - 1, value, int(first.sum()))  # per (game, bot)
-    game_of, bot = np.divmod(entry[first], n)  # each game's bots are together, in order
-    starts = np.flatnonzero(np.diff(game_of, prepend=-1))
-    size = np.diff(np.append(starts, game_of.size))
+    spread = np.zeros((n, n))
+    count = draws.count
+    single = np.flatnonzero(data.role != _TOGETHER)
+    if single.size:
+        i, j, weight = data.i[single], data.j[single], data.weight[single]
+        p, q = _sigmoids(theta[i] - theta[j])
+        alone = data.role[single] == _ALONE
+        square = np.where(alone, (weight * (data.score[single] - p)) ** 2, weight * p * q)
+        along = _exact_sums(pairs.of_result, square, pairs.i.size)
+        spread += _laplacian(n, pairs.i, pairs.j, along)
+        count = count + np.bincount(i[alone], minlength=n) + np.bincount(j[alone], minlength=n)
     cells: list[Ints] = []
     terms: list[Floats] = []
-    for m in np.unique(size).tolist():
-        rows = starts[size == m][:, None] + np.arange(m)
-        bots, grads = bot[rows], g[rows]
-        up, right = np.triu_indices(m)
-        cells.append((bots[:, up] * n + bots[:, right]).ravel())
-        terms.append((grads[:, up] * grads[:, right]).ravel())
-    upper = _exact_sums(np.concatenate(cells), np.concatenate(terms), n * n).reshape(n, n)
-    return upper + upper.T - np.diag(np.diagonal(upper)), np.bincount(bot, minlength=n)
+    for bots, weight, points in draws.blocks:
+        c, t = _draw_terms(theta, bots, weight, points, n)
+        cells.append(c)
+        terms.append(t)
+    if cells:
+        upper = _exact_sums(np.concatenate(cells), np.concatenate(terms), n * n).reshape(n, n)
+        spread += upper + upper.T - np.diag(np.diagonal(upper))
+    spread[np.diag_indices(n)] += 0.25 * prior
+    return spread, count
+
+
+def _draw_terms(
+    theta: Floats, bots: Ints, weight: Floats, points: Floats, n: int
+) -> tuple[Ints, Floats]:
+    """For draws of chance among m bots each (rows of `bots`, increasing), with their
+    results summed per pair of slots u < v (`np.triu_indices(m, 1)` order: the weight, and
+    the weighted points of the lower bot): the cells (i·n + j, i <= j: each row's diagonal,
+    then its pairs) and terms of Σ g·gᵀ, g a draw's gradient at theta (per pair, the
+    residual points - weight·p added to the lower bot and taken from the higher). What the
+    batch fit and the live fit (arena.league.live_ratings) both sum."""
+    m = bots.shape[1]
+    u, v = np.triu_indices(m, 1)
+    rating = theta[bots]
+    p, _ = _sigmoids(rating[:, u] - rating[:, v])
+    residual = points - weight * p
+    g = np.zeros((bots.shape[0], m))
+    for c in range(u.size):
+        g[:, u[c]] += residual[:, c]
+        g[:, v[c]] -= residual[:, c]
+    terms = np.concatenate((g * g, g[:, u] * g[:, v]), axis=1)
+    cells = np.concatenate((bots * (n + 1), bots[:, u] * n + bots[:, v]), axis=1)
+    return cells.reshape(-1), terms.reshape(-1)
+
+
+class _Draws(msgspec.Struct, frozen=True):
+    """The draws of chance of more than one result (deals or games named by their key),
+    each with its results summed per pair of its bots: `blocks` holds, for each
+    number m of bots in a draw, the draws' bots (rows, increasing) and per pair of them
+    (`np.triu_indices(m, 1)` order) the summed weight and weighted points of the lower bot
+    (exact sums); `count` is per bot the number of draws it is in."""
+
+    blocks: list[tuple[Ints, Floats, Floats]]
+    count: Ints
+    # Per (draw, pair): the pair (i·n + j), the summed weight, weighted points of i,
+    # unweighted points of i and number of results (what `_Pairs.of` sums per pair).
+    pair: Ints
+    weight: Floats
+    points: Floats
+    raw: Floats
+    results: Ints
+
+    @classmethod
+    def of(cls, data: _Data, n: int) -> _Draws:
+        group, i, j = data.group, data.i, data.j
+        w, score = data.weight, data.score
+        single = data.role != _TOGETHER
+        if single.any():
+            chosen = np.flatnonzero(~single)
+            group, i, j, w, score = group[chosen], i[chosen], j[chosen], w[chosen], score[chosen]
+        if not group.size:
+            none, empty = np.zeros(0, dtype=np.int64), np.zeros(0)
+            return cls([], np.zeros(n, dtype=np.int64), none, empty, empty, empty, none)
+        square = n * n
+        key = group * square + i * n + j  # (draw, pair)
+        order = _stable_order(key, (int(group.max()) + 1) * square)
+        key = key[order]
+        first = np.diff(key, prepend=-1) != 0
+        cell = np.cumsum(first) - 1
+        size = int(first.sum())
+        w = w[order]
+        score = score[order]
+        weight = _exact_sums(cell, w, size)
+        points = _exact_sums(cell, w * score, size)
+        raw = _exact_sums(cell, score, size)
+        results = np.diff(np.append(np.flatnonzero(first), key.size))
+        draw, pair = np.divmod(key[first], square)
+        low, high = np.divmod(pair, n)
+        # Each draw's bots: its (draw, bot) entries, in order.
+        member = np.sort(np.concatenate((draw * n + low, draw * n + high)))
+        member = member[np.diff(member, prepend=-1) != 0]
+        member_draw, member_bot = np.divmod(member, n)
+        starts = np.flatnonzero(np.diff(member_draw, prepend=-1))
+        sizes = np.diff(np.append(starts, member.size))
+        first_member = np.zeros(int(member_draw[-1]) + 1, dtype=np.int64)
+        first_member[member_draw[starts]] = starts
+        slot_low = np.searchsorted(member, draw * n + low) - first_member[draw]
+        slot_high = np.searchsorted(member, draw * n + high) - first_member[draw]
+        size_of = np.zeros(first_member.size, dtype=np.int64)
+        size_of[member_draw[starts]] = sizes
+        row_of = np.zeros(first_member.size, dtype=np.int64)
+        blocks: list[tuple[Ints, Floats, Floats]] = []
+        for m in np.unique(sizes).tolist():
+            these = starts[sizes == m]
+            row_of[member_draw[these]] = np.arange(these.size)
+            bots = member_bot[these[:, None] + np.arange(m)]
+            slot_pair = np.full((m, m), -1, dtype=np.int64)
+            u, v = np.triu_indices(m, 1)
+            slot_pair[u, v] = np.arange(u.size)
+            mine = np.flatnonzero(size_of[draw] == m)
+            at = row_of[draw[mine]] * u.size + slot_pair[slot_low[mine], slot_high[mine]]
+            block_weight = np.zeros(these.size * u.size)
+            block_points = np.zeros(these.size * u.size)
+            block_weight[at] = weight[mine]  # one sum per (draw, pair): no two land together
+            block_points[at] = points[mine]
+            blocks.append(
+                (bots, block_weight.reshape(-1, u.size), block_points.reshape(-1, u.size))
+            )
+        return cls(
+            blocks=blocks,
+            count=np.bincount(member_bot, minlength=n),
+            pair=pair,
+            weight=weight,
+            points=points,
+            raw=raw,
+            results=results,
+        )
 
 
 def _stable_order(keys: Ints, bound: int) -> Ints:
@@ -835,12 +987,12 @@ def _t_within(t: float, nu: int) -> float:
     return math.sin(angle) * total
 
 
-def _sandwich(information: Floats, spread: Floats) -> Floats:
-    """H⁻¹·V·H⁻¹, made exactly symmetric."""
+def _sandwich(information: Floats, spread: Floats, inverse: Floats | None = None) -> Floats:
+    """H⁻¹·V·H⁻¹, made exactly symmetric (`inverse`: H⁻¹, if the caller has it)."""
     if information.size == 0:
         return information
-    inverse = np.linalg.inv(information)
-    cov: Floats = inverse @ spread @ inverse
+    h = np.linalg.inv(information).astype(np.float64) if inverse is None else inverse
+    cov: Floats = h @ spread @ h
     return 0.5 * (cov + cov.T)
 
 
