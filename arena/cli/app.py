@@ -87,6 +87,12 @@ COMMANDS: dict[str, Entry] = {
         "Run a ladder: bots submitted at any time by their authors, validated, played "
         "continuously and rated live.",
     ),
+    "submit": Entry(
+        "arena.cli.submit",
+        "Submit a bot's folder to a ladder as a new version, and wait for its verdict. Exit "
+        "status: 0 accepted, 1 rejected, 2 an error.",
+        plays=False,
+    ),
     "protocol": Entry("arena.cli.schema", "The bot protocol.", plays=False),
 }
 

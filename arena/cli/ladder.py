@@ -151,3 +151,62 @@ def author(
         "them, for arena submit --token or $ARENA_TOKEN):"
     )
     typer.echo(token)
+
+
+@command("serve", on=ladder_app)
+def serve_cmd(
+    folder: Annotated[Path, typer.Argument(help="the ladder's folder")],
+    host: Annotated[str, typer.Option("--host", help="the address to listen at")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="the port to listen at (0: any free)")] = 8790,
+    jobs: Annotated[
+        int | None,
+        typer.Option("--jobs", "-j", min=1, help="games at once (default: ladder.toml's jobs)"),
+    ] = None,
+    unsandboxed: Annotated[
+        bool,
+        typer.Option(
+            "--unsandboxed",
+            help="run submitted bots without the sandbox: for a trusted local ladder only",
+        ),
+    ] = False,
+) -> None:
+    """Serve the ladder: its HTTP API, the validation of submitted versions and games without
+    end, until Ctrl-C or SIGTERM."""
+    import os
+
+    import trio
+
+    from arena.cli.common import fail, note
+    from arena.ladder.server import LadderServer
+    from arena.ladder.store import LadderStore
+    from arena.ladder.validation import SANDBOX
+    from arena.league.executors import InProcess
+    from arena.referee.sandbox import sandbox_problem
+
+    problem = sandbox_problem()
+    if problem is not None and not unsandboxed:
+        raise fail(
+            f"a ladder runs submitted bots in the sandbox, and it cannot run here: {problem}; "
+            "for a trusted local ladder only, --unsandboxed runs them without it"
+        )
+    if unsandboxed:
+        note("submitted bots run without the sandbox, as you, unconfined: trust every author")
+    with LadderStore.open(folder) as store:
+        config = store.config
+        at_once = jobs or config.jobs or os.cpu_count() or 1
+        seats = max(config.seat_weights())
+        executor = InProcess(at_once, seats, note)
+        server = LadderServer(
+            store, executor, sandbox=None if unsandboxed else SANDBOX, on_note=note
+        )
+
+        async def main() -> None:
+            async with trio.open_nursery() as nursery:
+                address = await nursery.start(server.run, host, port)
+                say(
+                    f"serving the ladder {folder} at {address} ({at_once} games at once; "
+                    "Ctrl-C stops)"
+                )
+
+        trio.run(main)
+    say("stopped; the games in flight are played again at the next start")

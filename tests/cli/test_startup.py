@@ -70,7 +70,7 @@ def test_help_lists_every_command_in_order() -> None:
     listed = [n for n in names if not n.startswith("-")]
     assert listed == [
         "games", "demo", "play", "replay", "export", "check-bot", "tournament", "leaderboard",
-        "report", "faults", "sprt", "ladder", "protocol",
+        "report", "faults", "sprt", "ladder", "submit", "protocol",
     ]  # fmt: skip
     assert "List the rulesets with their player counts and options." in result.output
 

@@ -71,7 +71,7 @@ def test_an_unknown_option_gets_its_near_misses() -> None:
 
 def test_an_unknown_command_gets_did_you_mean_and_the_commands() -> None:
     commands = "games, demo, play, replay, export, check-bot, tournament, leaderboard, report, "
-    commands += "faults, sprt, ladder, protocol"
+    commands += "faults, sprt, ladder, submit, protocol"
     assert one_error("plya") == (
         f"error: unknown command `plya`: did you mean `play` or `replay`? commands: {commands}"
     )

@@ -15,10 +15,11 @@ import httpx
 import msgspec
 import pytest
 
-from arena.ladder.api import make_app
+from arena.ladder.api import LiveTable, make_app
 from arena.ladder.config import LadderConfig
 from arena.ladder.store import LadderStore, Version, init_ladder
 from arena.league.leaderboard import results_leaderboard
+from tests.helpers.ladder import same_table
 from tests.helpers.paths import RANDOM
 from tests.helpers.reports import random_record
 
@@ -49,6 +50,7 @@ class Ladder(msgspec.Struct):
     client: httpx.AsyncClient
     tokens: dict[str, str]
     submitted: list[Version]
+    table: LiveTable
 
 
 @pytest.fixture
@@ -66,10 +68,11 @@ async def ladder(tmp_path: Path) -> AsyncIterator[Ladder]:
     async def heard(version: Version) -> None:
         submitted.append(version)
 
-    app = make_app(store, heard)
+    table = LiveTable(store)
+    app = make_app(store, heard, table)
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://ladder") as client:
-        yield Ladder(store, client, tokens, submitted)
+        yield Ladder(store, client, tokens, submitted, table)
     store.close()
 
 
@@ -186,6 +189,7 @@ async def test_games_and_the_table_read_back_as_the_journal_has_them(ladder: Lad
     for number in range(3):
         record = random_record("odin", ["a@1", "b@1"], 1000 + number, game=f"g{number}")
         ladder.store.record_game(record)
+        ladder.table.add(record)  # (as the server does with each game it records)
     page = (await ladder.client.get("/api/games", params={"bot": "a"})).json()
     assert page["total"] == 3 and page["pages"] == 1
     assert [g["id"] for g in page["games"]] == ["g2", "g1", "g0"]
@@ -197,4 +201,11 @@ async def test_games_and_the_table_read_back_as_the_journal_has_them(ladder: Lad
     assert (await ladder.client.get("/api/games", params={"page": "0"})).status_code == 400
     table = (await ladder.client.get("/api/leaderboard")).json()
     expected = json.loads(msgspec.json.encode(results_leaderboard(ladder.store.results())))
-    assert table == expected and {row["bot"] for row in table["rows"]} == {"a@1", "b@1"}
+    assert same_table(table, expected) and {row["bot"] for row in table["rows"]} == {"a@1", "b@1"}
+    # A game more: the table follows (refitted from the last fit).
+    record = random_record("odin", ["b@1", "a@1"], 1003, game="g3")
+    ladder.store.record_game(record)
+    ladder.table.add(record)
+    again = (await ladder.client.get("/api/leaderboard")).json()
+    expected = json.loads(msgspec.json.encode(results_leaderboard(ladder.store.results())))
+    assert again["games"] == 4 and same_table(again, expected)

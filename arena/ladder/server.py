@@ -1,0 +1,209 @@
+"""A ladder running: one trio process serving the HTTP API (`api.make_app`, on Hypercorn's
+trio worker), validating submitted versions, and playing games without end through one of the
+league's executors, fed by the matchmaker.
+
+Games come from a `Feed`: each time a game can start, the next game of the table being played
+is taken, or else the matchmaker draws a new table among the active versions (`next_table`:
+the least played bot seeds it, the others near it in rating, one bot per author) and all its
+games (the deal in every seat rotation) are planned in the store at once, so that after a
+crash the games in flight are played again under their own ids (and journaled once). The
+rotations of one deal share its seed, so the executor never plays two of them at once. A bot's
+games count its planned ones too, so a table's bots do not seed the next table as well.
+
+A submitted version waits for validation (`validation.validate`) in a queue of its own; once
+accepted it becomes the bot's active version (retiring the one before) and the feed is poked,
+so that it plays from its next table. Versions left validating by a crash are validated again
+when the server starts.
+
+Ctrl-C and SIGTERM stop it: the API stops taking requests, the games in flight are stopped
+(their bots killed) and stay planned, to be played first at the next start.
+"""
+
+from __future__ import annotations
+
+import random
+import signal
+from collections import deque
+from collections.abc import Callable
+from typing import Any, cast
+
+import msgspec
+import trio
+from hypercorn.config import Config as HypercornConfig
+from hypercorn.trio import serve
+
+from arena.ladder.api import LiveTable, make_app
+from arena.ladder.archives import VERSIONS
+from arena.ladder.matchmaking import Entrant, NotEnoughAuthors, next_table
+from arena.ladder.store import LadderStore, Planned, Version
+from arena.ladder.validation import SANDBOX, validate
+from arena.league.executors import Executor, GameJob
+from arena.league.lineup import Feed
+from arena.referee.folders import BotSpec, load_bot
+from arena.referee.game import RefereeConfig
+from arena.referee.records import GameRecord
+from arena.referee.sandbox import SandboxConfig
+
+REPORTS = "reports"  # the ladder folder's validation reports, by version label
+
+
+class LadderServer:
+    """The ladder in `store` (open for writing), playing through `executor`; its bots in
+    `sandbox` (None only for a trusted local ladder); `on_note` hears what it does."""
+
+    def __init__(
+        self,
+        store: LadderStore,
+        executor: Executor,
+        *,
+        sandbox: SandboxConfig | None = SANDBOX,
+        on_note: Callable[[str], None] | None = None,
+        seed: int | None = None,
+    ) -> None:
+        self.store = store
+        self.config = store.config
+        self.executor = executor
+        self.sandbox = sandbox
+        self.on_note = on_note
+        self.rng = random.Random(seed)
+        self.queue: deque[Planned] = deque(store.planned())  # a crash's games go first
+        self.in_flight: dict[int, int] = {}  # planned games not finished, by version
+        for game in self.queue:
+            self._count(game, 1)
+        self.feed: Feed[Planned] = Feed(self._make)
+        self.referee = RefereeConfig(
+            limits=self.config.time.limits(), margin_ms=self.config.time.margin_ms()
+        )
+        self._specs: dict[int, BotSpec] = {}
+        self.table = LiveTable(store)
+        self._validate, self._validating = trio.open_memory_channel[Version](1_000)
+
+    def _note(self, text: str) -> None:
+        if self.on_note is not None:
+            self.on_note(text)
+
+    def _count(self, game: Planned, by: int) -> None:
+        for version in game.versions:
+            self.in_flight[version] = self.in_flight.get(version, 0) + by
+
+    # -- the games ----------------------------------------------------------------------
+
+    def _make(self) -> Planned | None:
+        """The next game to play: the next of the table in play, else the first of a new
+        table the matchmaker draws (None while too few authors have active bots)."""
+        if self.queue:
+            return self.queue.popleft()
+        active = self.store.active_versions()
+        entrants = [
+            Entrant(str(v.id), v.author, games=v.games + self.in_flight.get(v.id, 0))
+            for v in active
+        ]
+        if not entrants:
+            return None
+        try:
+            table = next_table(entrants, self.config.seat_weights(), self.rng)
+        except NotEnoughAuthors:
+            return None
+        games = [
+            Planned(f"{table.deal}-{i}", table.deal, table.seed, [int(v) for v in seating])
+            for i, seating in enumerate(table.games)
+        ]
+        self.store.plan(games)
+        for game in games:
+            self._count(game, 1)
+        self.queue.extend(games[1:])
+        return games[0]
+
+    def _spec(self, version: int) -> BotSpec:
+        """The version's bot as the ladder plays it: from its stored folder, named by its
+        label (as the journal names it), in the ladder's sandbox."""
+        spec = self._specs.get(version)
+        if spec is None:
+            v = self.store.version(version)
+            loaded = load_bot(str(self.store.folder / VERSIONS / v.digest))
+            spec = msgspec.structs.replace(loaded, name=v.label, sandbox=self.sandbox)
+            self._specs[version] = spec
+        return spec
+
+    def _job(self, game: Planned) -> GameJob:
+        bots = [self._spec(v) for v in game.versions]
+        return GameJob(
+            self.config.ruleset, bots, dict(self.config.options), game.seed, self.referee, game.id
+        )
+
+    def _done(self, game: Planned, record: GameRecord) -> None:
+        self._count(game, -1)
+        recorded = self.store.record_game(record)
+        if recorded.new:
+            self.table.add(record)
+        for version in recorded.suspended:
+            self._note(f"{version.label} is suspended: {version.reason}")
+
+    # -- validation ----------------------------------------------------------------------
+
+    async def submitted(self, version: Version) -> None:
+        """A new version, to be validated in turn."""
+        await self._validate.send(version)
+
+    async def _validator(self) -> None:
+        for bot in self.store.bots():  # (left validating by a crash)
+            for version in self.store.versions(bot.name):
+                if version.status == "validating":
+                    await self._validate.send(version)
+        async for version in self._validating:
+            folder = self.store.folder / VERSIONS / version.digest
+            verdict = await validate(folder, self.config, self.sandbox)
+            reports = self.store.folder / REPORTS
+            reports.mkdir(exist_ok=True)
+            report = reports / f"{version.label}.txt"
+            await trio.to_thread.run_sync(report.write_text, verdict.report)
+            relative = str(report.relative_to(self.store.folder))
+            if verdict.accepted:
+                self.store.set_status(version.id, "validating", verdict.reason, report=relative)
+                _, retired = self.store.activate(version.id, verdict.reason)
+                for old in retired:
+                    self._specs.pop(old.id, None)
+                self._note(f"{version.label} is playing ({verdict.reason})")
+                self.feed.poke()
+            else:
+                self.store.set_status(version.id, "rejected", verdict.reason, report=relative)
+                self._note(f"{version.label} is {verdict.reason}")
+
+    # -- the process -------------------------------------------------------------------------
+
+    async def run(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 8790,
+        task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
+    ) -> None:
+        """Serve until Ctrl-C or SIGTERM; `task_status` hears the address it listens at."""
+        config = HypercornConfig()
+        config.bind = [f"{host}:{port}"]
+        config.accesslog = None
+        config.errorlog = None
+        stop = trio.Event()
+        app = make_app(self.store, self.submitted, self.table)
+        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async with trio.open_nursery() as nursery:
+
+                async def stopper() -> None:
+                    async for _ in signals:
+                        stop.set()
+                        return
+
+                async def games() -> None:
+                    await self.executor.run(self.feed, self._job, self._done)
+
+                nursery.start_soon(stopper)
+                binds = await nursery.start(
+                    lambda task_status: serve(
+                        cast(Any, app), config, shutdown_trigger=stop.wait, task_status=task_status
+                    )
+                )
+                nursery.start_soon(self._validator)
+                nursery.start_soon(games)
+                task_status.started(binds[0])
+                await stop.wait()
+                self.feed.close()
+                nursery.cancel_scope.cancel()  # (games in flight stay planned)

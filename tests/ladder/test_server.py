@@ -1,0 +1,174 @@
+"""A ladder served by a real `arena ladder serve` process on 127.0.0.1: two authors submit
+four bots over HTTP, each is validated in the sandbox and plays; the API's table is the
+journal's (`arena leaderboard DIR`); a new version retires the one before; after `kill -9`
+and a restart every game is journaled once and every version is still there."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import re
+import select
+import signal
+import subprocess
+import tarfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import msgspec
+import pytest
+
+from arena.ladder.config import LadderConfig
+from arena.ladder.store import LadderStore, init_ladder
+from arena.league.leaderboard import results_leaderboard
+from arena.league.results import ResultsDir
+from arena.referee.records import read_records
+from tests.helpers.cli import arena
+from tests.helpers.ladder import same_table
+from tests.helpers.paths import RANDOM, TEST_BOTS
+
+pytestmark = pytest.mark.slow  # (a server process, games played)
+
+
+def archive(name: str, extra: bytes = b"") -> bytes:
+    out = io.BytesIO()
+    files = {
+        "bot.toml": f'name = "{name}"\ncommand = ["{{python}}", "bot.py"]\n'.encode(),
+        "bot.py": extra + (RANDOM / "bot.py").read_bytes(),
+    }
+    with tarfile.open(fileobj=out, mode="w:gz") as tar:
+        for path, data in files.items():
+            info = tarfile.TarInfo(path)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return out.getvalue()
+
+
+@contextlib.contextmanager
+def served(folder: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """`arena ladder serve FOLDER` on a free port, and its address once it listens."""
+    proc = subprocess.Popen(
+        arena("ladder", "serve", folder, "--port", "0", "--jobs", "3"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert proc.stdout is not None
+        seen = ""
+        deadline = time.monotonic() + 30
+        while not (found := re.search(r"at (http://127\.0\.0\.1:\d+)", seen)):
+            assert time.monotonic() < deadline and proc.poll() is None, seen
+            ready, _, _ = select.select([proc.stdout], [], [], 1)
+            if ready:
+                seen += proc.stdout.readline()
+        yield proc, found.group(1)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+def until(check: object, seconds: float = 90) -> None:
+    deadline = time.monotonic() + seconds
+    while not check():  # type: ignore[operator]
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.2)
+
+
+def status(client: httpx.Client, bot: str) -> str:
+    return str(client.get(f"/api/bots/{bot}").json()["versions"][0]["status"])
+
+
+def test_four_bots_of_two_authors_play_and_the_table_is_the_journals(tmp_path: Path) -> None:
+    folder = tmp_path / "ladder"
+    init_ladder(folder, msgspec.convert({"ruleset": "odin-race"}, LadderConfig))
+    with LadderStore.open(folder, writer=False) as store:
+        tokens = {name: store.create_author(name)[1] for name in ("alice", "bob")}
+    bots = {"a1": "alice", "a2": "alice", "b1": "bob", "b2": "bob"}
+    with served(folder) as (proc, address), httpx.Client(base_url=address) as client:
+        for bot, author in bots.items():
+            got = client.post(
+                "/api/bots",
+                files={"archive": ("bot.tar.gz", archive(bot))},
+                headers={"Authorization": f"Bearer {tokens[author]}"},
+            )
+            assert got.status_code == 201, got.text
+        until(lambda: all(status(client, bot) == "active" for bot in bots))
+        # `arena submit`: a crashing bot is rejected (exit 1) with its reason; its report
+        # is in the ladder's folder.
+        crashy = tmp_path / "crashy"
+        crashy.mkdir()
+        (crashy / "bot.py").write_text((TEST_BOTS / "crash_bot.py").read_text())
+        (crashy / "bot.toml").write_text('name = "crashy"\ncommand = ["{python}", "bot.py"]\n')
+        done = subprocess.run(
+            arena("submit", address, crashy, "--token", tokens["bob"]),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 1, done.stdout + done.stderr
+        lines = done.stdout.splitlines()
+        assert lines[0] == "submitted crashy@1: validating"
+        assert lines[-1].startswith("crashy@1 is rejected: rejected: ")
+        assert (folder / "reports" / "crashy@1.txt").is_file()
+        until(lambda: client.get("/api/games").json()["total"] >= 12)
+        # A new version of a1, through `arena submit` (exit 0 once it plays), retires the
+        # first; its games stay.
+        a1 = tmp_path / "a1"
+        a1.mkdir()
+        (a1 / "bot.py").write_text("# v2\n" + (RANDOM / "bot.py").read_text())
+        (a1 / "bot.toml").write_text('name = "a1"\ncommand = ["{python}", "bot.py"]\n')
+        done = subprocess.run(
+            arena("submit", address, a1),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "ARENA_TOKEN": tokens["alice"]},
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert done.stdout.splitlines()[-1].startswith("a1@2 is active: accepted: ")
+        versions = client.get("/api/bots/a1").json()["versions"]
+        assert [(v["label"], v["status"]) for v in versions] == [
+            ("a1@2", "active"),
+            ("a1@1", "retired"),
+        ]
+        # The API's table is the journal's, read at the same count of games.
+        for _ in range(50):
+            shown = client.get("/api/leaderboard").json()
+            here = json.loads(msgspec.json.encode(results_leaderboard(ResultsDir(folder))))
+            if shown["games"] == here["games"]:
+                break
+        assert same_table(shown, here), (shown, here)
+        # No table seats two bots of one author.
+        for record in read_records(folder / "games.jsonl"):
+            authors = [bots[seat.bot.split("@")[0]] for seat in record.seats]
+            assert len(set(authors)) == len(authors)
+        os.killpg(proc.pid, signal.SIGKILL)  # mid-game: 3 games in flight
+        proc.wait()
+    before = [r.game for r in read_records(folder / "games.jsonl")]
+    with served(folder) as (proc, address), httpx.Client(base_url=address) as client:
+        until(lambda: client.get("/api/games").json()["total"] >= len(before) + 6)
+        proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate(timeout=30)
+        assert proc.returncode == 0, out
+    ids = [r.game for r in read_records(folder / "games.jsonl")]
+    assert len(ids) == len(set(ids)) and ids[: len(before)] == before
+    cli = subprocess.run(
+        arena("leaderboard", folder, "--json"), capture_output=True, text=True, check=True
+    )
+    assert json.loads(cli.stdout)["games"] == len(ids)
+    with LadderStore.open(folder, writer=False) as store:
+        assert sorted(v.label for b in store.bots() for v in store.versions(b.name)) == [
+            "a1@1",
+            "a1@2",
+            "a2@1",
+            "b1@1",
+            "b2@1",
+            "crashy@1",
+        ]
