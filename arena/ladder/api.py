@@ -244,6 +244,11 @@ class LiveTable:
         """A game just recorded (counted at the next refit, never while one runs)."""
         self._pending.append(record)
 
+    @property
+    def last(self) -> Leaderboard | None:
+        """The table as last refitted (None before the first refit), without refitting."""
+        return self._board
+
     async def leaderboard(self) -> Leaderboard:
         async with self._lock:
             if self._board is None or self._pending:

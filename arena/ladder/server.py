@@ -8,7 +8,8 @@ the least played bot seeds it, the others near it in rating, one bot per author)
 games (the deal in every seat rotation) are planned in the store at once, so that after a
 crash the games in flight are played again under their own ids (and journaled once). The
 rotations of one deal share its seed, so the executor never plays two of them at once. A bot's
-games count its planned ones too, so a table's bots do not seed the next table as well.
+games count its planned ones too, so a table's bots do not seed the next table as well; its
+rating is the live table's, refitted every REFIT_EVERY seconds.
 
 A submitted version waits for validation (`validation.validate`) in a queue of its own; once
 accepted it becomes the bot's active version (retiring the one before) and the feed is poked,
@@ -45,6 +46,7 @@ from arena.referee.records import GameRecord
 from arena.referee.sandbox import SandboxConfig
 
 REPORTS = "reports"  # the ladder folder's validation reports, by version label
+REFIT_EVERY = 5.0  # seconds between two refits of the live table for the matchmaker
 
 
 class LadderServer:
@@ -94,10 +96,20 @@ class LadderServer:
         if self.queue:
             return self.queue.popleft()
         active = self.store.active_versions()
-        entrants = [
-            Entrant(str(v.id), v.author, games=v.games + self.in_flight.get(v.id, 0))
-            for v in active
-        ]
+        board = self.table.last
+        rated = {} if board is None else {row.bot: row for row in board.rows if row.games}
+        entrants = []
+        for v in active:
+            row = rated.get(v.label)
+            entrants.append(
+                Entrant(
+                    str(v.id),
+                    v.author,
+                    games=v.games + self.in_flight.get(v.id, 0),
+                    rating=None if row is None else row.elo,
+                    error=None if row is None else row.error,
+                )
+            )
         if not entrants:
             return None
         try:
@@ -169,6 +181,13 @@ class LadderServer:
                 self.store.set_status(version.id, "rejected", verdict.reason, report=relative)
                 self._note(f"{version.label} is {verdict.reason}")
 
+    async def _refitter(self) -> None:
+        """Refit the live table every REFIT_EVERY seconds (when games came since), so that the
+        matchmaker seats bots by their ratings of a few seconds ago."""
+        while True:
+            await self.table.leaderboard()
+            await trio.sleep(REFIT_EVERY)
+
     # -- the process -------------------------------------------------------------------------
 
     async def run(
@@ -202,6 +221,7 @@ class LadderServer:
                     )
                 )
                 nursery.start_soon(self._validator)
+                nursery.start_soon(self._refitter)
                 nursery.start_soon(games)
                 task_status.started(binds[0])
                 await stop.wait()
