@@ -172,14 +172,13 @@ def serve_cmd(
 ) -> None:
     """Serve the ladder: its HTTP API, the validation of submitted versions and games without
     end, until Ctrl-C or SIGTERM."""
-    import os
-
     import trio
 
     from arena.cli.common import fail, note
     from arena.ladder.server import LadderServer
     from arena.ladder.store import LadderStore
     from arena.ladder.validation import SANDBOX
+    from arena.league.config import jobs_or_cores
     from arena.league.executors import InProcess
     from arena.referee.sandbox import sandbox_problem
 
@@ -193,7 +192,7 @@ def serve_cmd(
         note("submitted bots run without the sandbox, as you, unconfined: trust every author")
     with LadderStore.open(folder) as store:
         config = store.config
-        at_once = jobs or config.jobs or os.cpu_count() or 1
+        at_once = jobs or jobs_or_cores(config.jobs)
         seats = max(config.seat_weights())
         executor = InProcess(at_once, seats, note)
         server = LadderServer(

@@ -12,7 +12,6 @@ the words of tournament files (`arena.games.convert`), with "did you mean" for a
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
@@ -23,7 +22,7 @@ from msgspec import Meta
 from arena.games import GameConfigError, get_ruleset
 from arena.games.convert import FieldError, convert, toml_key, toml_value
 from arena.games.registry import describe_options
-from arena.league.config import ConfigError, TimeControl, _toml_error, write_toml
+from arena.league.config import ConfigError, TimeControl, read_toml, write_toml
 from arena.referee import clock
 
 #: The ladder's file inside its folder.
@@ -148,13 +147,7 @@ def load_ladder_config(folder: str | Path) -> LadderConfig:
             f"{folder} is not a ladder folder (no {LADDER_FILE}): make one with "
             f"arena ladder init {folder} --ruleset RULESET"
         )
-    try:
-        raw = tomllib.loads(file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise LadderConfigError(f"cannot read the ladder file {file}: {exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise LadderConfigError(_toml_error(file, str(exc))) from None
-    return ladder_from(raw, file)
+    return ladder_from(read_toml(file, "ladder file", LadderConfigError), file)
 
 
 # -- the file written back ------------------------------------------------------------------

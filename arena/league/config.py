@@ -143,7 +143,12 @@ class Tournament(msgspec.Struct, frozen=True):
 
     @property
     def jobs(self) -> int:
-        return self.config.jobs or os.cpu_count() or 1
+        return jobs_or_cores(self.config.jobs)
+
+
+def jobs_or_cores(jobs: int | None) -> int:
+    """Games at once as asked, or by default one per core of this machine."""
+    return jobs or os.cpu_count() or 1
 
 
 def _bot(entry: BotEntry, base: Path, where: str, sandbox: SandboxConfig) -> BotSpec:
@@ -235,13 +240,18 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
         file = file / TOML_FILE
     if not file.is_file():
         raise ConfigError(f"no tournament file at {file}")
+    return tournament_from(read_toml(file, "tournament file"), file)
+
+
+def read_toml(file: Path, what: str, error: type[ConfigError] = ConfigError) -> dict[str, Any]:
+    """The TOML file `file` (a `what`: "tournament file") as a table; `error` in words when
+    it cannot be read or is not TOML (file:line:column: what)."""
     try:
-        raw = tomllib.loads(file.read_text(encoding="utf-8"))
+        return tomllib.loads(file.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read the tournament file {file}: {exc}") from None
+        raise error(f"cannot read the {what} {file}: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(_toml_error(file, str(exc))) from None
-    return tournament_from(raw, file)
+        raise error(_toml_error(file, str(exc))) from None
 
 
 def _toml_error(file: Path, text: str) -> str:
