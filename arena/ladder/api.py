@@ -44,6 +44,7 @@ from arena.ladder.store import (
     NotFound,
     NotOwner,
     Version,
+    not_owner,
 )
 from arena.league.leaderboard import Leaderboard, results_leaderboard
 from arena.league.live_ratings import LiveStandings
@@ -284,12 +285,8 @@ def make_app(
             unpacked = await trio.to_thread.run_sync(intake.finish)
             name = unpacked.spec.name
             bot = ladder.bot(name)
-            if bot is not None and bot.owner != who.name:
-                raise ApiError(
-                    403,
-                    f"the bot name {name!r} belongs to another author ({bot.owner}), who first "
-                    "submitted it: give your bot another name in its bot.toml",
-                )
+            if bot is not None and bot.owner != who.name:  # (refused before it is stored)
+                raise ApiError(403, str(not_owner(name, bot.owner)))
             active = ladder.active_bots(who)
             most = ladder.config.submissions.active_bots
             if bot is None and len(active) >= most:
@@ -329,10 +326,9 @@ def make_app(
             raise ApiError(404, f"no bot {name!r} on this ladder")
         total = ladder.game_count(name)
         entries = ladder.games(name, limit=PAGE, skip=(page - 1) * PAGE)
-        labels = {v.id: v.label for v in _all_versions(ladder)}
-        rows = [
-            GameBody(e.id, e.finished, [labels.get(v, "?") for v in e.versions]) for e in entries
-        ]
+        # (the labels of this page's versions only: a query each, not every version's)
+        labels = {v: ladder.version(v).label for e in entries for v in set(e.versions)}
+        rows = [GameBody(e.id, e.finished, [labels[v] for v in e.versions]) for e in entries]
         return answer(GamesBody(rows, page, max(1, math.ceil(total / PAGE)), total))
 
     async def game(request: Request) -> Response:
@@ -365,7 +361,3 @@ def make_app(
         ],
         exception_handlers={ApiError: failed, IntakeError: refused},
     )
-
-
-def _all_versions(ladder: LadderStore) -> list[Version]:
-    return [v for b in ladder.bots() for v in ladder.versions(b.name)]

@@ -91,6 +91,14 @@ class NotOwner(LadderError):
     """A bot's name that belongs to another author (an upload under it is refused: 403)."""
 
 
+def not_owner(bot: str, owner: str) -> NotOwner:
+    """The error of an upload under a bot name that another author (`owner`) has."""
+    return NotOwner(
+        f"the bot name {bot!r} belongs to another author ({owner}), who first submitted it: "
+        "give your bot another name in its bot.toml"
+    )
+
+
 class Author(msgspec.Struct, frozen=True):
     """An author: who submits bots, known by name; `revoked` authors' tokens are refused."""
 
@@ -574,10 +582,7 @@ class LadderStore:
                 )
                 bot_id = cursor.lastrowid
             elif row[1] != author.id:
-                raise NotOwner(
-                    f"the bot name {bot!r} belongs to another author ({row[2]}), who first "
-                    "submitted it: give your bot another name in its bot.toml"
-                )
+                raise not_owner(bot, row[2])
             else:
                 bot_id = row[0]
                 same = conn.execute(

@@ -31,7 +31,6 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import Callable
 from typing import Any, BinaryIO
 
 import msgspec
@@ -184,21 +183,16 @@ async def sweep(dask_scheduler: Any) -> list[str]:
     return gone
 
 
-def _rescheduler() -> Callable[..., None]:
-    """The function `_reschedule` runs on the scheduler, made here so that it is sent by
-    value, whole."""
-
-    def reschedule(worker: str, stimulus: str, dask_scheduler: Any) -> None:
-        """What the scheduler does for a worker that joins: look for the tasks that found no
-        worker and that this one can run now, and send them to it."""
-        ws = dask_scheduler.workers.get(worker)
-        if ws is None or ws.status.name != "running":
-            return
-        recommendations = dask_scheduler.bulk_schedule_unrunnable_after_adding_worker(ws)
-        if recommendations:
-            dask_scheduler.transitions(recommendations, stimulus)
-
-    return reschedule
+def reschedule(worker: str, stimulus: str, dask_scheduler: Any) -> None:
+    """On the scheduler (through `_reschedule`): what it does for a worker that joins, for a
+    worker whose resources grew: the tasks that found no worker and that this one can run
+    now are sent to it."""
+    ws = dask_scheduler.workers.get(worker)
+    if ws is None or ws.status.name != "running":
+        return
+    recommendations = dask_scheduler.bulk_schedule_unrunnable_after_adding_worker(ws)
+    if recommendations:
+        dask_scheduler.transitions(recommendations, stimulus)
 
 
 async def _reschedule(worker: Any) -> None:
@@ -208,7 +202,7 @@ async def _reschedule(worker: Any) -> None:
 
     address = str(worker.contact_address)
     response = await worker.scheduler.run_function(
-        function=dumps(_rescheduler()),
+        function=dumps(reschedule),
         args=dumps((address, f"arena-grant-{time.time()}")),
         kwargs=dumps({}),
         wait=True,
