@@ -53,7 +53,7 @@ import numpy.typing as npt  # noqa: E402
 
 from arena.games.text import counted  # noqa: E402
 from arena.ladder.matchmaking import (  # noqa: E402
-    SETTLED_WEIGHT,
+    SETTLED_SHARE,
     Entrant,
     next_table,
     settled,
@@ -74,7 +74,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3], help="fields")
     parser.add_argument("--refit", type=int, default=100, help="tables between fits")
     parser.add_argument("--budget", type=int, default=600_000, help="games per arm at most")
-    parser.add_argument("--settled-weight", type=float, default=SETTLED_WEIGHT)
+    parser.add_argument("--settled-weight", type=float, default=SETTLED_SHARE)
     parser.add_argument("--skip-speed", action="store_true")
     parser.add_argument("--skip-simulation", action="store_true")
     args = parser.parse_args()

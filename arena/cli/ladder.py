@@ -15,7 +15,16 @@ import typer
 
 from arena.cli.app import Group
 from arena.cli.common import command, registry, say
-from arena.cli.inputs import Options, parse_options
+from arena.cli.inputs import (
+    Cluster,
+    MatchWaitTimeout,
+    MatchWaitWorkers,
+    Options,
+    Workers,
+    parse_options,
+    ready_executor,
+    refuse_waiting,
+)
 from arena.games.errors import ArenaError
 
 HELP = (
@@ -169,9 +178,14 @@ def serve_cmd(
             help="run submitted bots without the sandbox: for a trusted local ladder only",
         ),
     ] = False,
+    workers: Workers = None,
+    cluster: Cluster = None,
+    wait_workers: MatchWaitWorkers = None,
+    wait_timeout: MatchWaitTimeout = None,
 ) -> None:
     """Serve the ladder: its HTTP API, the validation of submitted versions and games without
-    end, until Ctrl-C or SIGTERM."""
+    end, until Ctrl-C or SIGTERM. Games play in this process, in --workers processes, or on
+    the Dask cluster at --cluster; validation plays here."""
     import trio
 
     from arena.cli.common import fail, note
@@ -179,9 +193,11 @@ def serve_cmd(
     from arena.ladder.store import LadderStore
     from arena.ladder.validation import SANDBOX
     from arena.league.config import jobs_or_cores
-    from arena.league.executors import InProcess
     from arena.referee.sandbox import sandbox_problem
 
+    if workers is not None and cluster is not None:
+        raise fail("give --workers (processes on this machine) or --cluster, not both")
+    refuse_waiting(cluster, wait_workers, wait_timeout)
     problem = sandbox_problem()
     if problem is not None and not unsandboxed:
         raise fail(
@@ -194,18 +210,25 @@ def serve_cmd(
         config = store.config
         at_once = jobs or jobs_or_cores(config.jobs)
         seats = max(config.seat_weights())
-        executor = InProcess(at_once, seats, note)
-        server = LadderServer(
-            store, executor, sandbox=None if unsandboxed else SANDBOX, on_note=note
-        )
+        with ready_executor(
+            at_once,
+            seats,
+            workers=workers,
+            cluster=cluster,
+            wait_workers=wait_workers or 1,
+            wait_timeout=wait_timeout,
+        ) as executor:
+            server = LadderServer(
+                store, executor, sandbox=None if unsandboxed else SANDBOX, on_note=note
+            )
 
-        async def main() -> None:
-            async with trio.open_nursery() as nursery:
-                address = await nursery.start(server.run, host, port)
-                say(
-                    f"serving the ladder {folder} at {address} ({at_once} games at once; "
-                    "Ctrl-C stops)"
-                )
+            async def main() -> None:
+                async with trio.open_nursery() as nursery:
+                    address = await nursery.start(server.run, host, port)
+                    say(
+                        f"serving the ladder {folder} at {address} (games: "
+                        f"{executor.describe()}; Ctrl-C stops)"
+                    )
 
-        trio.run(main)
+            trio.run(main)
     say("stopped; the games in flight are played again at the next start")

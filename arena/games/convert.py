@@ -232,6 +232,8 @@ def describe(tp: Any, *, plural: bool = False) -> str:
 def _bounds(meta: msgspec.Meta) -> str:
     if meta.ge is not None and meta.le is not None:
         return f" from {meta.ge} to {meta.le}"
+    if meta.gt is not None and meta.le is not None:
+        return f" above {meta.gt} and at most {meta.le}"
     if meta.ge is not None:
         return f" >= {meta.ge}"
     if meta.le is not None:

@@ -8,7 +8,11 @@ parsed by python-multipart, and each chunk of the archive handed to the intake
 (`archives.Intake`), which refuses it as soon as it passes a limit, so no upload is ever held
 whole in memory. The archive is then unpacked and checked, stored by the digest of its files
 and added to the store as a version that is validating; `on_submitted` hears of it (the server
-validates it). Reading the ladder (its bots, versions, games and table) needs no token.
+validates it). Reading the ladder (its bots, versions, games and table, and the live stream
+of its events, `GET /api/events`) needs no token; what a bot wrote on its stderr (`GET
+/api/bots/{bot}/logs`) and its validation reports are its author's alone (and the
+organiser's), so a game's record is shown without the bots' stderr. A bot is retired (`POST
+/api/bots/{bot}/retire`) by its author or the organiser.
 
 Errors are JSON `{"error": SENTENCE}` with the status that says what kind: 400 a request that
 is not a form with an archive, 401 no token or one that is not an author's, 403 another
@@ -37,6 +41,8 @@ from arena.ladder.archives import (
     store,
     store_scratch,
 )
+from arena.ladder.events import Events, TableEvent, VersionEvent
+from arena.ladder.matchmaking import settled
 from arena.ladder.store import (
     Admin,
     Author,
@@ -80,6 +86,9 @@ class VersionBody(msgspec.Struct, frozen=True):
     submitted: float
     changed: float
     games: int
+    # its validation report, to its author and the organiser (None to anyone else, and
+    # before the version is validated)
+    report: str | None = None
 
 
 class BotBody(msgspec.Struct, frozen=True):
@@ -105,6 +114,34 @@ class GameBody(msgspec.Struct, frozen=True):
     seats: list[str]
 
 
+class LogBody(msgspec.Struct, frozen=True):
+    """What one version of the bot wrote on its stderr in one game (kept to the referee's
+    bound, the end dropped past it)."""
+
+    game: str
+    finished: float
+    version: str
+    seat: int
+    stderr: str
+
+
+class LogsBody(msgspec.Struct, frozen=True):
+    """One page of a bot's logs, its last games first."""
+
+    bot: str
+    logs: list[LogBody]
+    page: int
+    pages: int
+    total: int
+
+
+class Retired(msgspec.Struct, frozen=True):
+    """The versions a retirement retired."""
+
+    bot: str
+    retired: list[VersionBody]
+
+
 class GamesBody(msgspec.Struct, frozen=True):
     """One page of games, the last first."""
 
@@ -114,7 +151,7 @@ class GamesBody(msgspec.Struct, frozen=True):
     total: int
 
 
-def shown(version: Version) -> VersionBody:
+def shown(version: Version, report: str | None = None) -> VersionBody:
     return VersionBody(
         version.bot,
         version.number,
@@ -125,7 +162,13 @@ def shown(version: Version) -> VersionBody:
         version.created,
         version.changed,
         version.games,
+        report,
     )
+
+
+def changed(version: Version) -> VersionEvent:
+    """The event that tells of `version`'s status."""
+    return VersionEvent(version.label, version.bot, version.status, version.reason)
 
 
 def answer(body: msgspec.Struct, status: int = 200) -> Response:
@@ -143,16 +186,36 @@ def _limits(ladder: LadderStore) -> ArchiveLimits:
     )
 
 
+def _page(request: Request) -> int:
+    """The request's `page` (from 1); 400 for anything else."""
+    try:
+        page = int(request.query_params.get("page", "1"))
+    except ValueError:
+        page = 0
+    if page < 1:
+        raise ApiError(400, "page is a whole number from 1")
+    return page
+
+
+def _pages(total: int) -> int:
+    return max(1, math.ceil(total / PAGE))
+
+
+def _token(request: Request) -> str | None:
+    """The request's bearer token (`Authorization: Bearer TOKEN`), if it sends one."""
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    return token.strip() if scheme.lower() == "bearer" and token.strip() else None
+
+
 def _author(ladder: LadderStore, request: Request) -> Author | Admin:
     """Who the request's bearer token names; 401 without one, or with one that names nobody
     (unknown, or revoked)."""
-    header = request.headers.get("authorization", "")
-    scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
+    token = _token(request)
+    if token is None:
         raise ApiError(
             401, "this needs an author's token: send it as `Authorization: Bearer TOKEN`"
         )
-    who = ladder.authenticate(token.strip())
+    who = ladder.authenticate(token)
     if who is None:
         raise ApiError(
             401, "this token is not an author's (mistyped, or revoked): ask the organiser"
@@ -231,9 +294,13 @@ class LiveTable:
     game as it is recorded (`add`), and the leaderboard refitted from the last fit only when
     games came since, in a thread, one refit at a time, its result shared by every request
     meanwhile. Its figures are `arena leaderboard DIR`'s (to the fit's tolerance, about
-    1e-11 Elo)."""
+    1e-11 Elo), and each active version that has played says whether its place is settled
+    (`matchmaking.settled` among the active versions, at the ladder's `[matchmaking]
+    places`). Each refit is told to `events` (a `table` event)."""
 
-    def __init__(self, ladder: LadderStore) -> None:
+    def __init__(self, ladder: LadderStore, events: Events | None = None) -> None:
+        self.ladder = ladder
+        self.events = events
         self.results = ladder.results()
         self.standings = LiveStandings()
         self.finished = self.results.finished(self.standings.add)
@@ -257,22 +324,63 @@ class LiveTable:
                     self.standings.add(record)
                     self.finished[record.game] = tuple(record.ranks)
                 self._pending = []
-                self._board = await trio.to_thread.run_sync(
-                    results_leaderboard, self.results, self.standings, self.finished
-                )
+                self._board = board = await trio.to_thread.run_sync(self._fit)
+                if self.events is not None:
+                    self.events.publish(TableEvent(board.games, len(board.rows)))
             return self._board
+
+    def _fit(self) -> Leaderboard:
+        board = results_leaderboard(self.results, self.standings, self.finished)
+        active = {v.label for v in self.ladder.active_versions()}
+        playing = [row.bot for row in board.rows if row.games and row.bot in active]
+        places = self.ladder.config.matchmaking.places or None
+        marks = settled(self.standings.ratings(), places, among=playing) if playing else {}
+        rows = [msgspec.structs.replace(row, settled=marks.get(row.bot)) for row in board.rows]
+        return msgspec.structs.replace(board, rows=rows)
 
 
 def make_app(
     ladder: LadderStore,
     on_submitted: Callable[[Version], Awaitable[None]] | None = None,
     table: LiveTable | None = None,
+    *,
+    events: Events | None = None,
+    on_retired: Callable[[list[Version]], None] | None = None,
 ) -> Starlette:
     """The API of the ladder whose store is `ladder` (open for writing); `on_submitted` hears
-    of each new version (validating) once it is stored; `table` is the live table the
-    server feeds each game it records (by default one made here, of the journal as it is)."""
+    of each new version (validating) once it is stored, and `on_retired` of the versions a
+    retirement retired; `table` is the live table the server feeds each game it records (by
+    default one made here, of the journal as it is); `events` is the hub the event stream
+    reads (by default one made here, which hears of uploads and retirements only)."""
     scratch = store_scratch(ladder.folder)
-    live = table if table is not None else LiveTable(ladder)
+    hub = events if events is not None else Events()
+    live = table if table is not None else LiveTable(ladder, hub)
+
+    def found(request: Request) -> str:
+        """The request's bot, by name; 404 if there is none."""
+        name = str(request.path_params["bot"])
+        if ladder.bot(name) is None:
+            raise ApiError(404, f"no bot {name!r} on this ladder")
+        return name
+
+    def own(request: Request, bot: str, what: str) -> Author | Admin:
+        """The request's author, who must own `bot` (or be the organiser): 401 without a
+        token, 403 for another author, saying that `what` is the owner's alone."""
+        who = _author(ladder, request)
+        owner = ladder.bot(bot)
+        if isinstance(who, Author) and (owner is None or owner.owner != who.name):
+            raise ApiError(403, f"{what} of {bot} are its author's alone, and {who.name} is not")
+        return who
+
+    def reader(request: Request, bot: str) -> bool:
+        """Whether the request comes from `bot`'s author or the organiser (a token that does
+        not authenticate reads as anyone's)."""
+        token = _token(request)
+        who = None if token is None else ladder.authenticate(token)
+        owner = ladder.bot(bot)
+        return isinstance(who, Admin) or (
+            who is not None and owner is not None and owner.owner == who.name
+        )
 
     async def submit(request: Request) -> Response:
         who = _author(ladder, request)
@@ -302,26 +410,66 @@ def make_app(
             version, new = ladder.add_version(name, who, stored.digest)
         except NotOwner as exc:  # (taken meanwhile by another author's upload)
             raise ApiError(403, str(exc)) from None
-        if new and on_submitted is not None:
-            await on_submitted(version)
+        if new:
+            hub.publish(changed(version))
+            if on_submitted is not None:
+                await on_submitted(version)
         return answer(Submitted(shown(version), new), 201 if new else 200)
 
     async def bot(request: Request) -> Response:
-        name = request.path_params["bot"]
-        found = ladder.bot(name)
-        if found is None:
-            raise ApiError(404, f"no bot {name!r} on this ladder")
+        name = found(request)
+        owner = ladder.bot(name)
+        assert owner is not None
         versions = sorted(ladder.versions(name), key=lambda v: -v.number)
-        return answer(BotBody(found.name, found.owner, [shown(v) for v in versions]))
+        private = reader(request, name)
+
+        def report(version: Version) -> str | None:
+            if not private or version.report is None:
+                return None
+            path = ladder.folder / version.report
+            return path.read_text("utf-8", "replace") if path.is_file() else None
+
+        bodies = [shown(v, report(v)) for v in versions]
+        return answer(BotBody(owner.name, owner.owner, bodies))
+
+    async def retire(request: Request) -> Response:
+        name = found(request)
+        who = own(request, name, "retirements")
+        by = "the organiser" if isinstance(who, Admin) else f"its author, {who.name}"
+        retired = ladder.retire_bot(name, f"retired by {by}")
+        for version in retired:
+            hub.publish(changed(version))
+        if on_retired is not None and retired:
+            on_retired(retired)
+        return answer(Retired(name, [shown(v) for v in retired]))
+
+    async def logs(request: Request) -> Response:
+        name = found(request)
+        page = _page(request)
+        own(request, name, "the logs")
+        total = ladder.game_count(name)
+        entries = ladder.games(name, limit=PAGE, skip=(page - 1) * PAGE)
+        mine = {v.id: v.label for v in ladder.versions(name)}
+
+        def read() -> list[LogBody]:
+            out = []
+            for entry in entries:
+                record = ladder.read_game(entry.id)
+                for seat, version in enumerate(entry.versions):
+                    if version in mine:
+                        out.append(
+                            LogBody(
+                                entry.id, entry.finished, mine[version], seat, record.stderr[seat]
+                            )
+                        )
+            return out
+
+        rows = await trio.to_thread.run_sync(read)
+        return answer(LogsBody(name, rows, page, _pages(total), total))
 
     async def games(request: Request) -> Response:
         name = request.query_params.get("bot") or None
-        try:
-            page = int(request.query_params.get("page", "1"))
-        except ValueError:
-            page = 0
-        if page < 1:
-            raise ApiError(400, "page is a whole number from 1")
+        page = _page(request)
         if name is not None and ladder.bot(name) is None:
             raise ApiError(404, f"no bot {name!r} on this ladder")
         total = ladder.game_count(name)
@@ -329,7 +477,7 @@ def make_app(
         # (the labels of this page's versions only: a query each, not every version's)
         labels = {v: ladder.version(v).label for e in entries for v in set(e.versions)}
         rows = [GameBody(e.id, e.finished, [labels[v] for v in e.versions]) for e in entries]
-        return answer(GamesBody(rows, page, max(1, math.ceil(total / PAGE)), total))
+        return answer(GamesBody(rows, page, _pages(total), total))
 
     async def game(request: Request) -> Response:
         game_id = request.path_params["game"]
@@ -337,11 +485,16 @@ def make_app(
             record = await trio.to_thread.run_sync(ladder.read_game, game_id)
         except NotFound:
             raise ApiError(404, f"no game {game_id!r} on this ladder") from None
-        return Response(msgspec.json.encode(record), media_type="application/json")
+        # (what the bots wrote on stderr is their authors' alone: GET /api/bots/{bot}/logs)
+        public = msgspec.structs.replace(record, stderr=[""] * len(record.stderr))
+        return Response(msgspec.json.encode(public), media_type="application/json")
 
     async def leaderboard(request: Request) -> Response:
         board = await live.leaderboard()
         return Response(msgspec.json.encode(board), media_type="application/json")
+
+    async def stream(request: Request) -> Response:
+        return hub.response()
 
     async def failed(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, ApiError)
@@ -354,8 +507,11 @@ def make_app(
     return Starlette(
         routes=[
             Route("/api/leaderboard", leaderboard),
+            Route("/api/events", stream),
             Route("/api/bots", submit, methods=["POST"]),
             Route("/api/bots/{bot}", bot),
+            Route("/api/bots/{bot}/logs", logs),
+            Route("/api/bots/{bot}/retire", retire, methods=["POST"]),
             Route("/api/games", games),
             Route("/api/games/{game}", game),
         ],

@@ -22,6 +22,7 @@ from msgspec import Meta
 from arena.games import GameConfigError, get_ruleset
 from arena.games.convert import FieldError, convert, toml_key, toml_value
 from arena.games.registry import describe_options
+from arena.ladder.matchmaking import SETTLED_SHARE
 from arena.league.config import ConfigError, TimeControl, read_toml, write_toml
 from arena.referee import clock
 
@@ -37,7 +38,8 @@ class Matchmaking(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     """How the matchmaker treats bots that fault and bots whose place is settled."""
 
     suspend_after: Annotated[int, Meta(ge=1)] = 5
-    settled_share: Annotated[float, Meta(ge=0, le=1)] = 0.25
+    settled_share: Annotated[float, Meta(gt=0, le=1)] = SETTLED_SHARE
+    places: list[Annotated[int, Meta(ge=1)]] = msgspec.field(default_factory=list)
 
 
 class Submissions(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
@@ -180,7 +182,13 @@ EXPLAINED: dict[str, str] = {
     ),
     "matchmaking.settled_share": (
         "A bot whose place is settled (separated from its neighbours above and below at 95%) "
-        "gets this share of the games of a bot whose place is not (0 to 1; 1: no difference)."
+        "gets this share of the games of a bot whose place is not (above 0, up to 1; 1: no "
+        "difference)."
+    ),
+    "matchmaking.places": (
+        "The places whose lines matter, as [20] for the line under the top 20: a bot is then "
+        "settled once it is separated at 95% from the bots just across the nearest lines above "
+        "and below it. Empty: every place is a line (each bot against its neighbours)."
     ),
     "submissions": "What each author may submit.",
     "submissions.active_bots": "Bots an author may have playing at once.",

@@ -8,8 +8,6 @@ the caller passes in, so a ladder replays the same tables from the same seed and
   random, heavy-tailed width so that every pair can still meet, never two bots of one author.
   The table comes with one deal played in every rotation of its seating (paired deals, as
   tournaments play them); the rotations are one unit, played one after another.
-- `Suspension` counts a bot's faulted games in a row and suspends it after K of them, with
-  a reason in words for its author; a new version or the organiser lifts it.
 - `settled` says which places of a rating table are settled (separated from the bot above
   and the bot below at 95% likelihood of superiority) and `weights` turns that into the
   matchmaking weight that gives settled bots fewer games.
@@ -32,12 +30,11 @@ from arena.league.schedule.deals import rotations
 
 #: the likelihood of superiority at which a place counts as settled
 SETTLED_LOS = 0.95
-#: the matchmaking weight of a settled bot: it plays about this fraction of an unsettled one's
-SETTLED_WEIGHT = 0.1
+#: the matchmaking weight of a settled bot: it plays about this share of an unsettled one's
+#: games (a ladder's `[matchmaking] settled_share`)
+SETTLED_SHARE = 0.25
 #: how far (in weighted games) a bot may be ahead of the least played one and still fill a seat
 SLACK = 24.0
-#: faulted games in a row that suspend a bot
-FAULTS_IN_A_ROW = 5
 
 Floats = npt.NDArray[np.float64]
 
@@ -217,49 +214,6 @@ def _outwards(distance: Floats, skip: list[int]) -> list[int]:
     return [i for i in order if i not in seen and math.isfinite(distance[i])]
 
 
-# -- suspension ---------------------------------------------------------------------------
-
-
-class Suspension(msgspec.Struct, frozen=True):
-    """A bot's fault record: faulted games in a row, and whether that suspended it (then
-    `reason` says why, in words for its author). Frozen: each step returns the next state.
-
-    active --K faults in a row--> suspended --new version / organiser--> active (count 0).
-    A game without a fault sets the count back to 0; a suspended bot plays no games."""
-
-    faults_in_a_row: int = 0
-    suspended: bool = False
-    reason: str = ""
-
-    def after_game(self, fault: str | None, limit: int = FAULTS_IN_A_ROW) -> Suspension:
-        """The state after one finished game of the bot: `fault` is the bot's fault in that
-        game in words ("timed out at move 12 of game 3f2a", say) or None when it played
-        cleanly. The `limit`-th fault in a row suspends it, with the last fault as reason."""
-        if limit < 1:
-            raise ArenaError(f"the faults that suspend a bot must be at least 1, not {limit}")
-        if self.suspended:
-            return self
-        if fault is None:
-            return Suspension()
-        count = self.faults_in_a_row + 1
-        if count < limit:
-            return Suspension(faults_in_a_row=count)
-        return Suspension(
-            faults_in_a_row=count,
-            suspended=True,
-            reason=(
-                f"suspended after {counted(count, 'faulted game')} in a row; the last: "
-                f"{fault}. Fix the bot and submit a new version, or ask the organiser to "
-                "lift the suspension"
-            ),
-        )
-
-    def lifted(self) -> Suspension:
-        """The state once a new version replaces the bot or the organiser lifts the
-        suspension: active, with no faults counted."""
-        return Suspension()
-
-
 # -- settled places -------------------------------------------------------------------------
 
 
@@ -267,6 +221,8 @@ def settled(
     table: RatingTable,
     places: Sequence[int] | None = None,
     level: float = SETTLED_LOS,
+    *,
+    among: Sequence[str] | None = None,
 ) -> dict[str, bool]:
     """Whether each bot's place in `table` is settled, by bot name.
 
@@ -283,16 +239,22 @@ def settled(
     is separated at `level` from the bot just across the nearest line above it and the
     nearest line below it (the lowest bot above the line, the highest below). Every place a
     line, the default, is the neighbour rule above.
+
+    `among`, when given, are the bots whose places count (a ladder's active versions that
+    have played): the others are left out of the order, and of the answer.
     """
     if not 0.5 < level < 1.0:
         raise ArenaError(f"the settled level is a probability above 0.5 and below 1, not {level}")
-    rows = table.ratings
+    chosen = None if among is None else set(among)
+    at = [i for i, row in enumerate(table.ratings) if chosen is None or row.name in chosen]
+    rows = [table.ratings[i] for i in at]
     n = len(rows)
     lines = range(1, n) if places is None else sorted({p for p in places if 0 < p < n})
     cov = table.covariance
-    elo = [row.elo for row in rows]
+    elo = [row.elo for row in table.ratings]
 
-    def los(i: int, j: int) -> float:  # P(bot i above bot j)
+    def los(k: int, m: int) -> float:  # P(bot k above bot m), their places in `rows`
+        i, j = at[k], at[m]
         var = cov[i][i] + cov[j][j] - 2.0 * cov[i][j]
         diff = elo[i] - elo[j]
         if var <= 0.0:
@@ -314,7 +276,7 @@ def settled(
     return out
 
 
-def weights(places: Mapping[str, bool], settled_weight: float = SETTLED_WEIGHT) -> dict[str, float]:
+def weights(places: Mapping[str, bool], settled_weight: float = SETTLED_SHARE) -> dict[str, float]:
     """The matchmaking weight of each bot, from `settled`: 1 for an unsettled place, and
     `settled_weight` for a settled one. The matchmaker seeds tables by games over weight, so
     a settled bot plays about `settled_weight` times as often, and the games go where a

@@ -9,7 +9,13 @@ games (the deal in every seat rotation) are planned in the store at once, so tha
 crash the games in flight are played again under their own ids (and journaled once). The
 rotations of one deal share its seed, so the executor never plays two of them at once. A bot's
 games count its planned ones too, so a table's bots do not seed the next table as well; its
-rating is the live table's, refitted every REFIT_EVERY seconds.
+rating is the live table's, refitted every REFIT_EVERY seconds, and a bot whose place the
+table marks settled seeds tables at its `[matchmaking] settled_share` of the others' rate.
+
+A retired version (its author's new version accepted, or a retirement through the API) or
+a suspended one plays no more: the games of it waiting to start are dropped (unplanned),
+and those in flight finish and are journaled. Every game journaled, every refit and every
+status change is told to the event stream (`events.Events`, `GET /api/events`).
 
 A submitted version waits for validation (`validation.validate`) in a queue of its own; once
 accepted it becomes the bot's active version (retiring the one before) and the feed is poked,
@@ -33,8 +39,9 @@ import trio
 from hypercorn.config import Config as HypercornConfig
 from hypercorn.trio import serve
 
-from arena.ladder.api import LiveTable, make_app
+from arena.ladder.api import LiveTable, changed, make_app
 from arena.ladder.archives import VERSIONS
+from arena.ladder.events import Events, GameEvent
 from arena.ladder.matchmaking import Entrant, NotEnoughAuthors, next_table
 from arena.ladder.store import LadderStore, Planned, Version
 from arena.ladder.validation import SANDBOX, validate
@@ -47,6 +54,7 @@ from arena.referee.sandbox import SandboxConfig
 
 REPORTS = "reports"  # the ladder folder's validation reports, by version label
 REFIT_EVERY = 5.0  # seconds between two refits of the live table for the matchmaker
+STOP_GRACE = 5.0  # seconds a stop waits for the requests under way to be answered
 
 
 class LadderServer:
@@ -77,7 +85,8 @@ class LadderServer:
             limits=self.config.time.limits(), margin_ms=self.config.time.margin_ms()
         )
         self._specs: dict[int, BotSpec] = {}
-        self.table = LiveTable(store)
+        self.events = Events()
+        self.table = LiveTable(store, self.events)
         self._validate, self._validating = trio.open_memory_channel[Version](1_000)
 
     def _note(self, text: str) -> None:
@@ -98,6 +107,7 @@ class LadderServer:
         active = self.store.active_versions()
         board = self.table.last
         rated = {} if board is None else {row.bot: row for row in board.rows if row.games}
+        share = self.config.matchmaking.settled_share
         entrants = []
         for v in active:
             row = rated.get(v.label)
@@ -108,6 +118,7 @@ class LadderServer:
                     games=v.games + self.in_flight.get(v.id, 0),
                     rating=None if row is None else row.elo,
                     error=None if row is None else row.error,
+                    weight=share if row is not None and row.settled else 1.0,
                 )
             )
         if not entrants:
@@ -148,8 +159,27 @@ class LadderServer:
         recorded = self.store.record_game(record)
         if recorded.new:
             self.table.add(record)
+            seats = [seat.bot for seat in record.seats]
+            self.events.publish(
+                GameEvent(record.game, recorded.game.finished, seats, list(record.ranks))
+            )
+        self.withdraw(recorded.suspended)
         for version in recorded.suspended:
+            self.events.publish(changed(version))
             self._note(f"{version.label} is suspended: {version.reason}")
+
+    def withdraw(self, versions: list[Version]) -> None:
+        """Versions that play no more (retired or suspended): their games waiting to start
+        are dropped from the queue and the store's plan; their games in flight finish."""
+        gone = {v.id for v in versions}
+        for version in gone:
+            self._specs.pop(version, None)
+        dropped = [game for game in self.queue if gone & set(game.versions)]
+        if dropped:
+            self.queue = deque(game for game in self.queue if not gone & set(game.versions))
+            for game in dropped:
+                self._count(game, -1)
+            self.store.unplan([game.id for game in dropped])
 
     # -- validation ----------------------------------------------------------------------
 
@@ -170,15 +200,21 @@ class LadderServer:
             report = reports / f"{version.label}.txt"
             await trio.to_thread.run_sync(report.write_text, verdict.report)
             relative = str(report.relative_to(self.store.folder))
+            if self.store.version(version.id).status != "validating":
+                continue  # (retired while it was validated: it stays retired)
             if verdict.accepted:
-                self.store.set_status(version.id, "validating", verdict.reason, report=relative)
-                _, retired = self.store.activate(version.id, verdict.reason)
+                new, retired = self.store.activate(version.id, verdict.reason, report=relative)
+                self.withdraw(retired)
                 for old in retired:
-                    self._specs.pop(old.id, None)
+                    self.events.publish(changed(old))
+                self.events.publish(changed(new))
                 self._note(f"{version.label} is playing ({verdict.reason})")
                 self.feed.poke()
             else:
-                self.store.set_status(version.id, "rejected", verdict.reason, report=relative)
+                rejected = self.store.set_status(
+                    version.id, "rejected", verdict.reason, report=relative
+                )
+                self.events.publish(changed(rejected))
                 self._note(f"{version.label} is {verdict.reason}")
 
     async def _refitter(self) -> None:
@@ -202,7 +238,13 @@ class LadderServer:
         config.accesslog = None
         config.errorlog = None
         stop = trio.Event()
-        app = make_app(self.store, self.submitted, self.table)
+        app = make_app(
+            self.store,
+            self.submitted,
+            self.table,
+            events=self.events,
+            on_retired=self.withdraw,
+        )
         with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
             async with trio.open_nursery() as nursery:
 
@@ -215,15 +257,27 @@ class LadderServer:
                     await self.executor.run(self.feed, self._job, self._done)
 
                 nursery.start_soon(stopper)
-                binds = await nursery.start(
-                    lambda task_status: serve(
-                        cast(Any, app), config, shutdown_trigger=stop.wait, task_status=task_status
-                    )
-                )
+                http_done = trio.Event()
+
+                async def http(task_status: trio.TaskStatus[list[str]]) -> None:
+                    try:
+                        await serve(
+                            cast(Any, app),
+                            config,
+                            shutdown_trigger=stop.wait,
+                            task_status=task_status,
+                        )
+                    finally:
+                        http_done.set()
+
+                binds = await nursery.start(http)
                 nursery.start_soon(self._validator)
                 nursery.start_soon(self._refitter)
                 nursery.start_soon(games)
                 task_status.started(binds[0])
                 await stop.wait()
+                self.events.close()  # (the event streams end, so their responses finish)
                 self.feed.close()
+                with trio.move_on_after(STOP_GRACE):  # requests under way are answered
+                    await http_done.wait()
                 nursery.cancel_scope.cancel()  # (games in flight stay planned)

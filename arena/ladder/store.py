@@ -651,7 +651,7 @@ class LadderStore:
         if status not in STATUSES:
             raise LadderError(f"{status!r} is no status; statuses: {', '.join(STATUSES)}")
         if status == "active":
-            return self.activate(version, reason)[0]
+            return self.activate(version, reason, report=report)[0]
         with self._writing() as conn:
             self._version_in(conn, version)
             conn.execute(
@@ -661,9 +661,12 @@ class LadderStore:
             )
             return self._version_in(conn, version)
 
-    def activate(self, version: int, reason: str = "") -> tuple[Version, list[Version]]:
-        """Make a version active (its fault streak starts again) and retire the bot's
-        version that was active before it: the new version, and those retired. The retired
+    def activate(
+        self, version: int, reason: str = "", *, report: str | None = None
+    ) -> tuple[Version, list[Version]]:
+        """Make a version active (its fault streak starts again, and `report`, when given,
+        is the path of its validation report) and retire the bot's version that was active
+        before it, in one transaction: the new version, and those retired. The retired
         versions' games stay in the journal and the index."""
         with self._writing() as conn:
             new = self._version_in(conn, version)
@@ -683,8 +686,8 @@ class LadderStore:
                 )
             conn.execute(
                 "UPDATE versions SET status = 'active', reason = ?, fault_streak = 0, "
-                "changed = ? WHERE id = ?",
-                (reason, now, version),
+                "report = COALESCE(?, report), changed = ? WHERE id = ?",
+                (reason, report, now, version),
             )
             return (
                 self._version_in(conn, version),

@@ -60,6 +60,10 @@ class Row(msgspec.Struct, frozen=True):
     draws: int | None = None
     losses: int | None = None
     pentanomial: list[int] | None = None
+    # A ladder's table only: whether the bot's place is settled (separated from the bots
+    # above and below it at 95% likelihood of superiority: arena.ladder.matchmaking.settled);
+    # None for a tournament's, and for a version that no longer plays.
+    settled: bool | None = None
 
 
 class SwissRow(msgspec.Struct, frozen=True):

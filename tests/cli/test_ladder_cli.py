@@ -150,3 +150,12 @@ def test_leaderboard_faults_and_replay_read_a_ladder_s_folder(tmp_path: Path) ->
     assert "d2-r0" in faults.output and "racer@1 did not answer within 1000 ms" in faults.output
     replay = invoke("replay", folder)
     assert replay.exit_code == 0 and "6 of 6 games reproduce exactly" in replay.output
+
+
+def test_serve_takes_workers_or_a_cluster_not_both(tmp_path: Path) -> None:
+    folder = tmp_path / "lad"
+    assert invoke("ladder", "init", folder, "-r", "odin").exit_code == 0
+    both = ("ladder", "serve", folder, "--workers", "1", "--cluster", "tcp://127.0.0.1:1")
+    assert refused(*both) == "give --workers (processes on this machine) or --cluster, not both"
+    waiting = refused("ladder", "serve", folder, "--wait-workers", "2")
+    assert waiting.startswith("--wait-workers is for a run on a Dask cluster (--cluster)")

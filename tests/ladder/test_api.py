@@ -209,3 +209,91 @@ async def test_games_and_the_table_read_back_as_the_journal_has_them(ladder: Lad
     again = (await ladder.client.get("/api/leaderboard")).json()
     expected = json.loads(msgspec.json.encode(results_leaderboard(ladder.store.results())))
     assert again["games"] == 4 and same_table(again, expected)
+
+
+def played(ladder: Ladder) -> tuple[Version, Version]:
+    """Versions a@1 (alice's) and b@1 (bob's), active, and two games between them in which
+    each wrote on its stderr."""
+    alice, bob = ladder.store.author("alice"), ladder.store.author("bob")
+    assert alice is not None and bob is not None
+    a, _ = ladder.store.add_version("a", alice, "1" * 64)
+    b, _ = ladder.store.add_version("b", bob, "2" * 64)
+    for version in (a, b):
+        ladder.store.activate(version.id)
+    for number, seats in enumerate((["a@1", "b@1"], ["b@1", "a@1"])):
+        record = random_record("odin", seats, 2000 + number, game=f"g{number}")
+        stderr = [f"{label}'s secret in g{number}" for label in seats]
+        ladder.store.record_game(msgspec.structs.replace(record, stderr=stderr))
+    return a, b
+
+
+def bearer(ladder: Ladder, author: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {ladder.tokens[author]}"}
+
+
+async def test_a_bots_stderr_and_reports_are_its_authors_alone(ladder: Ladder) -> None:
+    a, _ = played(ladder)
+    report = ladder.store.folder / "reports" / "a@1.txt"
+    report.parent.mkdir()
+    report.write_text("a@1 played 4 games without a fault; its stderr: a's own words\n")
+    ladder.store.set_status(a.id, "active", "accepted", report="reports/a@1.txt")
+    logs = await ladder.client.get("/api/bots/a/logs", headers=bearer(ladder, "alice"))
+    assert logs.status_code == 200, logs.text
+    body = logs.json()
+    assert (body["bot"], body["total"], body["page"], body["pages"]) == ("a", 2, 1, 1)
+    assert [(e["game"], e["version"], e["seat"], e["stderr"]) for e in body["logs"]] == [
+        ("g1", "a@1", 1, "a@1's secret in g1"),
+        ("g0", "a@1", 0, "a@1's secret in g0"),
+    ]
+    # Another author, no token, a bad page; the organiser may read them.
+    other = await ladder.client.get("/api/bots/a/logs", headers=bearer(ladder, "bob"))
+    assert other.status_code == 403
+    assert other.json()["error"] == "the logs of a are its author's alone, and bob is not"
+    assert (await ladder.client.get("/api/bots/a/logs")).status_code == 401
+    bad = await ladder.client.get(
+        "/api/bots/a/logs", params={"page": "x"}, headers=bearer(ladder, "alice")
+    )
+    assert bad.status_code == 400
+    assert (await ladder.client.get("/api/bots/zz/logs")).status_code == 404
+    admin = {"Authorization": f"Bearer {ladder.store.make_admin_token()}"}
+    assert (await ladder.client.get("/api/bots/a/logs", headers=admin)).status_code == 200
+    # A game's record shows no bot's stderr to anyone.
+    record = (await ladder.client.get("/api/games/g0", headers=bearer(ladder, "alice"))).json()
+    assert record["stderr"] == ["", ""]
+    # The validation report: its author reads it with the bot; anyone else does not.
+    mine = (await ladder.client.get("/api/bots/a", headers=bearer(ladder, "alice"))).json()
+    assert mine["versions"][0]["report"] == report.read_text()
+    for headers in ({}, bearer(ladder, "bob")):
+        theirs = (await ladder.client.get("/api/bots/a", headers=headers)).json()
+        assert theirs["versions"][0]["report"] is None
+
+
+async def test_a_bot_is_retired_by_its_author_or_the_organiser(ladder: Ladder) -> None:
+    retired: list[list[str]] = []
+    app = make_app(
+        ladder.store,
+        table=ladder.table,
+        on_retired=lambda vs: retired.append([v.label for v in vs]),
+    )
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://ladder") as client:
+        played(ladder)
+        assert (await client.post("/api/bots/a/retire")).status_code == 401
+        other = await client.post("/api/bots/a/retire", headers=bearer(ladder, "bob"))
+        assert other.status_code == 403 and "its author's alone" in other.json()["error"]
+        assert retired == []
+        own = await client.post("/api/bots/a/retire", headers=bearer(ladder, "alice"))
+        assert own.status_code == 200, own.text
+        assert [(v["label"], v["status"], v["reason"]) for v in own.json()["retired"]] == [
+            ("a@1", "retired", "retired by its author, alice")
+        ]
+        admin = {"Authorization": f"Bearer {ladder.store.make_admin_token()}"}
+        by_admin = await client.post("/api/bots/b/retire", headers=admin)
+        assert [v["reason"] for v in by_admin.json()["retired"]] == ["retired by the organiser"]
+        assert retired == [["a@1"], ["b@1"]]
+        assert ladder.store.active_versions() == []
+        # Its games stay; retiring it again retires nothing.
+        assert (await client.get("/api/games", params={"bot": "a"})).json()["total"] == 2
+        again = await client.post("/api/bots/a/retire", headers=bearer(ladder, "alice"))
+        assert again.json()["retired"] == [] and retired == [["a@1"], ["b@1"]]
+        assert (await client.post("/api/bots/zz/retire", headers=admin)).status_code == 404

@@ -1,5 +1,5 @@
 """The ladder's matchmaker: games in proportion, one bot per author, every rotation of a deal,
-suspended bots left out and faults suspending, settled places and their weight, the same
+suspended bots left out, settled places and their weight, the same
 tables from the same seed."""
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from arena.ladder.matchmaking import (
     SLACK,
     Entrant,
     NotEnoughAuthors,
-    Suspension,
     Table,
     next_table,
     settled,
@@ -185,33 +184,6 @@ def test_a_field_with_everyone_suspended_says_so():
         next_table(bots, 2, random.Random(0))
 
 
-@pytest.mark.parametrize("limit", [1, 3, 5])
-def test_k_faulted_games_in_a_row_suspend_a_bot(limit):
-    state = Suspension()
-    for k in range(limit - 1):
-        state = state.after_game("timed out at move 3", limit)
-        assert not state.suspended and state.faults_in_a_row == k + 1
-    state = state.after_game("crashed (exit code 1) at move 7 of game 12", limit)
-    assert state.suspended
-    assert f"{limit} faulted game" in state.reason
-    assert "crashed (exit code 1) at move 7 of game 12" in state.reason
-    assert "new version" in state.reason
-    assert state.after_game(None, limit) == state  # a suspended bot stays suspended
-    assert state.lifted() == Suspension()
-
-
-def test_a_clean_game_sets_the_fault_count_back():
-    state = Suspension()
-    for fault in ["timeout", "timeout", None, "timeout", "timeout", None] * 3:
-        state = state.after_game(fault, 3)
-        assert not state.suspended
-
-
-def test_the_fault_limit_must_be_at_least_one():
-    with pytest.raises(ArenaError, match="at least 1"):
-        Suspension().after_game("timeout", 0)
-
-
 # -- settled places ---------------------------------------------------------------------------
 
 
@@ -248,6 +220,9 @@ def test_with_a_line_only_the_bots_near_it_stay_unsettled():
     # under place 3: the top three are far above the fourth, the rest far below the third
     assert all(settled(table, places=[3]).values())
     # under place 1: b0 is 10 above b1, not separated; b2, 30 under b0, is (LOS 0.98)
+    # among some bots only: the others leave the order (b2, b4 and b6 are then neighbours)
+    assert settled(table, among=["b2", "b4", "b6"]) == {"b2": True, "b4": True, "b6": True}
+    assert settled(table, among=["b0", "b1", "b5"]) == {"b0": False, "b1": False, "b5": True}
     assert settled(table, places=[1]) == {
         "b0": False,
         "b1": False,

@@ -5,17 +5,10 @@ and a restart every game is journaled once and every version is still there."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
-import re
-import select
 import signal
 import subprocess
-import tarfile
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -28,57 +21,10 @@ from arena.league.leaderboard import results_leaderboard
 from arena.league.results import ResultsDir
 from arena.referee.records import read_records
 from tests.helpers.cli import arena
-from tests.helpers.ladder import same_table
+from tests.helpers.ladder import archive, same_table, served, until
 from tests.helpers.paths import RANDOM, TEST_BOTS
 
 pytestmark = pytest.mark.slow  # (a server process, games played)
-
-
-def archive(name: str, extra: bytes = b"") -> bytes:
-    out = io.BytesIO()
-    files = {
-        "bot.toml": f'name = "{name}"\ncommand = ["{{python}}", "bot.py"]\n'.encode(),
-        "bot.py": extra + (RANDOM / "bot.py").read_bytes(),
-    }
-    with tarfile.open(fileobj=out, mode="w:gz") as tar:
-        for path, data in files.items():
-            info = tarfile.TarInfo(path)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return out.getvalue()
-
-
-@contextlib.contextmanager
-def served(folder: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
-    """`arena ladder serve FOLDER` on a free port, and its address once it listens."""
-    proc = subprocess.Popen(
-        arena("ladder", "serve", folder, "--port", "0", "--jobs", "3"),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        assert proc.stdout is not None
-        seen = ""
-        deadline = time.monotonic() + 30
-        while not (found := re.search(r"at (http://127\.0\.0\.1:\d+)", seen)):
-            assert time.monotonic() < deadline and proc.poll() is None, seen
-            ready, _, _ = select.select([proc.stdout], [], [], 1)
-            if ready:
-                seen += proc.stdout.readline()
-        yield proc, found.group(1)
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-
-
-def until(check: object, seconds: float = 90) -> None:
-    deadline = time.monotonic() + seconds
-    while not check():  # type: ignore[operator]
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.2)
 
 
 def status(client: httpx.Client, bot: str) -> str:

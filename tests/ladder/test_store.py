@@ -125,7 +125,7 @@ def test_every_key_has_a_default_and_the_file_written_explains_each_and_reads_ba
         ),
         (
             "[matchmaking]\nsettled_share = 2.0\n",
-            "`[matchmaking] settled_share` must be a number from 0 to 1, not 2.0",
+            "`[matchmaking] settled_share` must be a number above 0 and at most 1, not 2.0",
         ),
         ("seats = 9\n", "`seats` must be from 1 to 6, not 9"),
         ("seats = 1\n", "odin takes 2-6 players, not 1"),
