@@ -162,6 +162,10 @@ def author(
     typer.echo(token)
 
 
+#: The variables that size numpy's BLAS thread pool (OpenBLAS, MKL, OpenMP builds).
+BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS")
+
+
 @command("serve", on=ladder_app)
 def serve_cmd(
     folder: Annotated[Path, typer.Argument(help="the ladder's folder")],
@@ -186,6 +190,14 @@ def serve_cmd(
     """Serve the ladder: its HTTP API, the validation of submitted versions and games without
     end, until Ctrl-C or SIGTERM. Games play in this process, in --workers processes, or on
     the Dask cluster at --cluster; validation plays here."""
+    import os
+    import sys
+
+    # The live table's refit is small linear algebra, slowed rather than sped by a pool of
+    # BLAS threads, which take cores from the games: one thread, unless the organiser says.
+    if "numpy" not in sys.modules:
+        for name in BLAS_THREADS:
+            os.environ.setdefault(name, "1")
     import trio
 
     from arena.cli.common import fail, note

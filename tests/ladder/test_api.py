@@ -179,13 +179,17 @@ async def test_submissions_a_day_and_active_bots_are_limited(ladder: Ladder) -> 
     )
 
 
-async def test_games_and_the_table_read_back_as_the_journal_has_them(ladder: Ladder) -> None:
+def two_versions(ladder: Ladder) -> tuple[Version, Version]:
+    """Versions a@1 (alice's) and b@1 (bob's), active."""
     alice, bob = ladder.store.author("alice"), ladder.store.author("bob")
     assert alice is not None and bob is not None
     a, _ = ladder.store.add_version("a", alice, "1" * 64)
     b, _ = ladder.store.add_version("b", bob, "2" * 64)
-    for version in (a, b):
-        ladder.store.activate(version.id)
+    return ladder.store.activate(a.id)[0], ladder.store.activate(b.id)[0]
+
+
+async def test_games_and_the_table_read_back_as_the_journal_has_them(ladder: Ladder) -> None:
+    two_versions(ladder)
     for number in range(3):
         record = random_record("odin", ["a@1", "b@1"], 1000 + number, game=f"g{number}")
         ladder.store.record_game(record)
@@ -214,12 +218,7 @@ async def test_games_and_the_table_read_back_as_the_journal_has_them(ladder: Lad
 def played(ladder: Ladder) -> tuple[Version, Version]:
     """Versions a@1 (alice's) and b@1 (bob's), active, and two games between them in which
     each wrote on its stderr."""
-    alice, bob = ladder.store.author("alice"), ladder.store.author("bob")
-    assert alice is not None and bob is not None
-    a, _ = ladder.store.add_version("a", alice, "1" * 64)
-    b, _ = ladder.store.add_version("b", bob, "2" * 64)
-    for version in (a, b):
-        ladder.store.activate(version.id)
+    a, b = two_versions(ladder)
     for number, seats in enumerate((["a@1", "b@1"], ["b@1", "a@1"])):
         record = random_record("odin", seats, 2000 + number, game=f"g{number}")
         stderr = [f"{label}'s secret in g{number}" for label in seats]
