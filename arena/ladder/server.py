@@ -28,6 +28,7 @@ Ctrl-C and SIGTERM stop it: the API stops taking requests, the games in flight a
 
 from __future__ import annotations
 
+import math
 import random
 import signal
 from collections import deque
@@ -43,7 +44,7 @@ from arena.ladder.api import LiveTable, changed, make_app
 from arena.ladder.archives import VERSIONS
 from arena.ladder.events import Events, GameEvent
 from arena.ladder.matchmaking import Entrant, NotEnoughAuthors, next_table
-from arena.ladder.store import LadderStore, Planned, Version
+from arena.ladder.store import LadderStore, Planned, Recorded, Version
 from arena.ladder.validation import SANDBOX, validate
 from arena.league.executors import Executor, GameJob
 from arena.league.lineup import Feed
@@ -85,9 +86,14 @@ class LadderServer:
             limits=self.config.time.limits(), margin_ms=self.config.time.margin_ms()
         )
         self._specs: dict[int, BotSpec] = {}
+        self._gone: set[int] = set()  # versions withdrawn (retired, suspended) in this run
         self.events = Events()
         self.table = LiveTable(store, self.events)
         self._validate, self._validating = trio.open_memory_channel[Version](1_000)
+        # (finished games waiting to be recorded: at most the games at once, so no bound)
+        self._finished, self._written = trio.open_memory_channel[tuple[Planned, GameRecord]](
+            math.inf
+        )
 
     def _note(self, text: str) -> None:
         if self.on_note is not None:
@@ -155,8 +161,33 @@ class LadderServer:
         )
 
     def _done(self, game: Planned, record: GameRecord) -> None:
-        self._count(game, -1)
+        """A game finished: handed to the recorder (`_recorder`), so that its writes to disk
+        never hold up the games playing meanwhile."""
+        self._finished.send_nowait((game, record))
+
+    def _wanted(self, game: Planned) -> bool:
+        """Whether a game the executor held back (the deal's game before it was in flight)
+        is still to be played when its turn comes: not once a version in it is withdrawn
+        (then the store forgets it too)."""
+        if self._gone & set(game.versions):
+            self._count(game, -1)
+            self.store.unplan([game.id])
+            return False
+        return True
+
+    async def _recorder(self) -> None:
+        """Journal and index each finished game in a thread (two writes to disk, each flushed
+        before it returns), in the order they finished; until the games are stopped, then
+        the games that finished before are written too."""
+        async for game, record in self._written:
+            await trio.to_thread.run_sync(self._record, game, record)
+
+    def _record(self, game: Planned, record: GameRecord) -> None:
         recorded = self.store.record_game(record)
+        trio.from_thread.run_sync(self._recorded, game, record, recorded)
+
+    def _recorded(self, game: Planned, record: GameRecord, recorded: Recorded) -> None:
+        self._count(game, -1)
         if recorded.new:
             self.table.add(record)
             seats = [seat.bot for seat in record.seats]
@@ -172,6 +203,7 @@ class LadderServer:
         """Versions that play no more (retired or suspended): their games waiting to start
         are dropped from the queue and the store's plan; their games in flight finish."""
         gone = {v.id for v in versions}
+        self._gone |= gone
         for version in gone:
             self._specs.pop(version, None)
         dropped = [game for game in self.queue if gone & set(game.versions)]
@@ -246,38 +278,55 @@ class LadderServer:
             on_retired=self.withdraw,
         )
         with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-            async with trio.open_nursery() as nursery:
+            async with trio.open_nursery() as recording:
+                recording.start_soon(self._recorder)
+                try:
+                    await self._serve(app, config, signals, stop, task_status)
+                finally:
+                    self._finished.close()  # (the recorder writes what finished, then ends)
 
-                async def stopper() -> None:
-                    async for _ in signals:
-                        stop.set()
-                        return
+    async def _serve(
+        self,
+        app: Any,
+        config: HypercornConfig,
+        signals: Any,
+        stop: trio.Event,
+        task_status: trio.TaskStatus[str],
+    ) -> None:
+        """The HTTP server, validation, refits and the games, until `signals` hears a stop;
+        then the requests under way are answered (STOP_GRACE at most) and the rest stopped."""
+        async with trio.open_nursery() as nursery:
 
-                async def games() -> None:
-                    await self.executor.run(self.feed, self._job, self._done)
+            async def stopper() -> None:
+                async for _ in signals:
+                    stop.set()
+                    return
 
-                nursery.start_soon(stopper)
-                http_done = trio.Event()
+            async def games() -> None:
+                await self.executor.run(self.feed, self._job, self._done, self._wanted)
 
-                async def http(task_status: trio.TaskStatus[list[str]]) -> None:
-                    try:
-                        await serve(
-                            cast(Any, app),
-                            config,
-                            shutdown_trigger=stop.wait,
-                            task_status=task_status,
-                        )
-                    finally:
-                        http_done.set()
+            nursery.start_soon(stopper)
+            http_done = trio.Event()
 
-                binds = await nursery.start(http)
-                nursery.start_soon(self._validator)
-                nursery.start_soon(self._refitter)
-                nursery.start_soon(games)
-                task_status.started(binds[0])
-                await stop.wait()
-                self.events.close()  # (the event streams end, so their responses finish)
-                self.feed.close()
-                with trio.move_on_after(STOP_GRACE):  # requests under way are answered
-                    await http_done.wait()
-                nursery.cancel_scope.cancel()  # (games in flight stay planned)
+            async def http(task_status: trio.TaskStatus[list[str]]) -> None:
+                try:
+                    await serve(
+                        cast(Any, app),
+                        config,
+                        shutdown_trigger=stop.wait,
+                        task_status=task_status,
+                    )
+                finally:
+                    http_done.set()
+
+            binds = await nursery.start(http)
+            nursery.start_soon(self._validator)
+            nursery.start_soon(self._refitter)
+            nursery.start_soon(games)
+            task_status.started(binds[0])
+            await stop.wait()
+            self.events.close()  # (the event streams end, so their responses finish)
+            self.feed.close()
+            with trio.move_on_after(STOP_GRACE):  # requests under way are answered
+                await http_done.wait()
+            nursery.cancel_scope.cancel()  # (games in flight stay planned)

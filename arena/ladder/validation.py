@@ -43,7 +43,21 @@ def sandboxed(spec: BotSpec, sandbox: SandboxConfig | None) -> BotSpec:
 async def validate(
     folder: Path, config: LadderConfig, sandbox: SandboxConfig | None = SANDBOX
 ) -> Verdict:
-    """Build the version in `folder` and play its validation games (see the module)."""
+    """Build the version in `folder` and play its validation games (see the module). The
+    verdict names the version's files relative to its folder: an author is never shown
+    where the server keeps them."""
+    verdict = await _validate(folder, config, sandbox)
+    return Verdict(verdict.accepted, _local(verdict.reason, folder), _local(verdict.report, folder))
+
+
+def _local(text: str, folder: Path) -> str:
+    """`text` with `folder`'s path taken out: its files by their relative paths, the folder
+    itself as "its folder"."""
+    where = str(folder)
+    return text.replace(where + "/", "").replace(where, "its folder")
+
+
+async def _validate(folder: Path, config: LadderConfig, sandbox: SandboxConfig | None) -> Verdict:
     spec = sandboxed(load_bot(str(folder)), sandbox)
     try:
         spec = await trio.to_thread.run_sync(build_bot, spec)

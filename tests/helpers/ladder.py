@@ -152,3 +152,20 @@ def changed_paths(
 ) -> set[str]:
     """The paths two `tree_snapshot`s disagree on: made, removed or changed between them."""
     return {path for path in before.keys() | after.keys() if before.get(path) != after.get(path)}
+
+
+def stock(folder: Path, bots: dict[str, str], reason: str = "accepted by the test") -> None:
+    """Make the ladder in `folder` (already made) hold `bots` (name: author) already active:
+    each the example random bot, stored as an upload would be (by `Intake`) and activated
+    without validation, so that every bot plays from the first table."""
+    from arena.ladder.archives import Intake, store, store_scratch
+    from arena.ladder.store import LadderStore
+
+    with LadderStore.open(folder, writer=False) as ladder:
+        authors = {name: ladder.create_author(name)[0] for name in sorted(set(bots.values()))}
+        for bot, author in bots.items():
+            with Intake(store_scratch(folder)) as intake:
+                intake.write(archive(bot))
+                stored = store(intake.finish(), folder)
+            version, _ = ladder.add_version(bot, authors[author], stored.digest)
+            ladder.activate(version.id, reason)

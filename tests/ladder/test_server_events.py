@@ -92,10 +92,15 @@ def test_the_stream_delivers_games_within_2_s_and_status_changes(tmp_path: Path)
             ),
             5,
         )
-        time.sleep(3)  # (the games in flight finish)
-        settled = client.get("/api/games").json()["total"]
-        time.sleep(3)
-        assert client.get("/api/games").json()["total"] == settled
+        # (the games in flight finish; then none starts: a table needs two authors' bots)
+        totals = [client.get("/api/games").json()["total"]]
+
+        def still() -> bool:
+            time.sleep(2)
+            totals.append(client.get("/api/games").json()["total"])
+            return totals[-1] == totals[-2]
+
+        until(still, 30)
         proc.send_signal(signal.SIGTERM)
         assert listener.ended.wait(10)
         out, _ = proc.communicate(timeout=30)

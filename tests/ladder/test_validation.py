@@ -54,3 +54,6 @@ async def test_a_bot_whose_build_fails_is_rejected_with_the_build_output(tmp_pat
     assert not verdict.accepted
     assert verdict.reason.startswith("its build failed: ")
     assert "bot.c:1: error: expected ;" in verdict.report
+    # (where the server keeps the version is not the author's business)
+    assert "in its folder" in verdict.reason
+    assert str(folder) not in verdict.reason + verdict.report
