@@ -27,6 +27,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import msgspec
+import numpy as np
 import trio
 from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.applications import Starlette
@@ -307,19 +308,33 @@ class LiveTable:
         self._pending: list[GameRecord] = []  # recorded since the last refit began
         self._board: Leaderboard | None = None
         self._lock = trio.Lock()
+        self.arrived = trio.Event()  # set when a game is added, cleared by a refit
+        # Whether something (the server's refitter) refits the table as games come: then a
+        # request is answered with the last refit at once (`current`), never made to wait.
+        self.kept = False
 
     def add(self, record: GameRecord) -> None:
         """A game just recorded (counted at the next refit, never while one runs)."""
         self._pending.append(record)
+        self.arrived.set()
 
     @property
     def last(self) -> Leaderboard | None:
         """The table as last refitted (None before the first refit), without refitting."""
         return self._board
 
+    async def current(self) -> Leaderboard:
+        """The table for a request: while the table is `kept`, its last refit at once (at
+        most one refit behind the games); otherwise refitted first if games came since."""
+        if self.kept and self._board is not None:
+            return self._board
+        return await self.leaderboard()
+
     async def leaderboard(self) -> Leaderboard:
+        """The table with every game added so far: refitted first if games came since."""
         async with self._lock:
             if self._board is None or self._pending:
+                self.arrived = trio.Event()
                 for record in self._pending:
                     self.standings.add(record)
                     self.finished[record.game] = tuple(record.ranks)
@@ -330,7 +345,11 @@ class LiveTable:
             return self._board
 
     def _fit(self) -> Leaderboard:
-        board = results_leaderboard(self.results, self.standings, self.finished)
+        try:
+            board = results_leaderboard(self.results, self.standings, self.finished)
+        except np.linalg.LinAlgError:  # (a refit from the last fit gone wrong: from scratch)
+            self.standings.restart()
+            board = results_leaderboard(self.results, self.standings, self.finished)
         active = {v.label for v in self.ladder.active_versions()}
         playing = [row.bot for row in board.rows if row.games and row.bot in active]
         places = self.ladder.config.matchmaking.places or None
@@ -490,7 +509,7 @@ def make_app(
         return Response(msgspec.json.encode(public), media_type="application/json")
 
     async def leaderboard(request: Request) -> Response:
-        board = await live.leaderboard()
+        board = await live.current()
         return Response(msgspec.json.encode(board), media_type="application/json")
 
     async def stream(request: Request) -> Response:

@@ -9,7 +9,7 @@ games (the deal in every seat rotation) are planned in the store at once, so tha
 crash the games in flight are played again under their own ids (and journaled once). The
 rotations of one deal share its seed, so the executor never plays two of them at once. A bot's
 games count its planned ones too, so a table's bots do not seed the next table as well; its
-rating is the live table's, refitted every REFIT_EVERY seconds, and a bot whose place the
+rating is the live table's, refitted as games come (about once a second), and a bot whose place the
 table marks settled seeds tables at its `[matchmaking] settled_share` of the others' rate.
 
 A retired version (its author's new version accepted, or a retirement through the API) or
@@ -28,11 +28,13 @@ Ctrl-C and SIGTERM stop it: the API stops taking requests, the games in flight a
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import math
 import random
 import signal
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, cast
 
 import msgspec
@@ -54,8 +56,32 @@ from arena.referee.records import GameRecord
 from arena.referee.sandbox import SandboxConfig
 
 REPORTS = "reports"  # the ladder folder's validation reports, by version label
-REFIT_EVERY = 5.0  # seconds between two refits of the live table for the matchmaker
+REFIT_EVERY = 1.0  # seconds at least between two refits of the live table
+REFIT_SHARE = 0.25  # the most of its time the refitter spends refitting (a large ladder)
+#: The collector's thresholds while serving (Python's: 700, 10, 10). A game in flight holds
+#: thousands of objects for seconds, so collections of the young generations keep promoting
+#: them and a full collection, which walks every tracked object, comes every second or two
+#: and stops the loop for up to 0.2 s (games and requests alike); collecting the young
+#: generation after 50,000 new objects instead of 700 makes every collection far rarer.
+GC_THRESHOLDS = (50_000, 20, 20)
 STOP_GRACE = 5.0  # seconds a stop waits for the requests under way to be answered
+
+
+@contextlib.contextmanager
+def collected_rarely() -> Iterator[None]:
+    """The garbage collector tuned for serving, for the duration of the block: what is alive
+    at the start (modules, the journal's tally, the store) lives as long as the server and is
+    put out of the collector's sight (`gc.freeze`), and the young generation is collected
+    after GC_THRESHOLDS[0] new objects; both undone at the end."""
+    before = gc.get_threshold()
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+        gc.unfreeze()
 
 
 class LadderServer:
@@ -250,11 +276,20 @@ class LadderServer:
                 self._note(f"{version.label} is {verdict.reason}")
 
     async def _refitter(self) -> None:
-        """Refit the live table every REFIT_EVERY seconds (when games came since), so that the
-        matchmaker seats bots by their ratings of a few seconds ago."""
-        while True:
-            await self.table.leaderboard()
-            await trio.sleep(REFIT_EVERY)
+        """Refit the live table as games come: once games arrived, and REFIT_EVERY seconds at
+        least after the last refit began (longer for a ladder whose refit is slow, so that
+        refits take at most REFIT_SHARE of the time). Requests read its last refit without
+        waiting, and the matchmaker seats bots by ratings of about a second ago."""
+        self.table.kept = True
+        while True:  # (the first fit at once: the journal's games)
+            began = trio.current_time()
+            try:
+                await self.table.leaderboard()
+            except Exception as exc:  # (the table stays as last refitted; games go on)
+                self._note(f"the live table could not be refitted: {exc!r}")
+            took = trio.current_time() - began
+            await trio.sleep(max(REFIT_EVERY, took / REFIT_SHARE) - took)
+            await self.table.arrived.wait()
 
     # -- the process -------------------------------------------------------------------------
 
@@ -277,7 +312,10 @@ class LadderServer:
             events=self.events,
             on_retired=self.withdraw,
         )
-        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        with (
+            trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals,
+            collected_rarely(),
+        ):
             async with trio.open_nursery() as recording:
                 recording.start_soon(self._recorder)
                 try:

@@ -395,6 +395,13 @@ class LiveRatings:
             inverse = _inverse(information)
             grad, noise = self._gradient(theta, pairs)
             step: Floats = inverse @ grad
+            if float(np.max(np.abs(step), initial=0.0)) > _MAX_STEP:
+                # Far from the new optimum (many games since, or lopsided ones): a full
+                # step could fly off the sigmoid's flat tail; the safeguarded Newton of
+                # the batch fit (steps capped, halved until they gain) takes over.
+                theta = _maximise(pairs, self.prior, None, theta)
+                step = np.full(1, math.inf)
+                break
             theta = theta + step
             if np.all(np.abs(step) <= _STEP_TOLERANCE + noise):
                 break  # what is left is about the step's square: under 1e-12 nats
@@ -507,6 +514,11 @@ class LiveStandings(Standings):
         self.live = LiveRatings(self.names, anchors=anchors)
         self._fed_games = 0  # rated games handed to the live fit
         self._fed_seats = 0
+
+    def restart(self) -> None:
+        """Fit every game again from scratch at the next `ratings` (a refit that failed)."""
+        self.live = LiveRatings(self.names, anchors=self.live.anchors)
+        self._fed_games = self._fed_seats = 0
 
     def ratings(self, anchors: Mapping[str, float] | None = None) -> RatingTable:
         if self._solo is not None or dict(anchors or {}) != self.live.anchors:

@@ -1,9 +1,11 @@
 """The ladder's server records each finished game in a thread: its two writes to disk (the
 journal, then the index, each flushed) never hold up the trio loop, where the referee reads
-the bots' answers against their deadlines and the API answers requests."""
+the bots' answers against their deadlines and the API answers requests; and the garbage
+collector, tuned while it serves, walks only what came since it started, and rarely."""
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from pathlib import Path
@@ -13,7 +15,7 @@ import pytest
 import trio
 
 from arena.ladder.config import LadderConfig
-from arena.ladder.server import LadderServer
+from arena.ladder.server import GC_THRESHOLDS, LadderServer, collected_rarely
 from arena.ladder.store import LadderStore, Recorded, init_ladder
 from arena.league.executors import InProcess
 from arena.referee.records import GameRecord
@@ -53,3 +55,11 @@ async def test_a_slow_write_of_a_game_does_not_hold_up_the_loop(
     assert lag < SLOW_WRITE / 2, lag
     with LadderStore.open(folder, writer=False) as ladder:
         assert ladder.game_count() >= 3
+
+
+def test_the_collector_is_tuned_while_serving_and_restored_after() -> None:
+    before = gc.get_threshold()
+    with collected_rarely():
+        # (what lived at the start is frozen: full collections walk only what came since)
+        assert gc.get_threshold() == GC_THRESHOLDS and gc.get_freeze_count() > 1000
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0

@@ -1,7 +1,8 @@
 """How the ladder's server chooses games, in process (no game played): the live table marks
 which active versions' places are settled, a settled bot seeds tables at its
 `settled_share` of the others' rate, and a retired version's games waiting to start are
-dropped from the queue and the store's plan."""
+dropped from the queue and the store's plan; a refit that fails is done again from
+scratch."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from collections import Counter
 from pathlib import Path
 
 import msgspec
+import numpy as np
+import pytest
 import trio
 
 from arena.ladder.api import LiveTable
@@ -16,6 +19,9 @@ from arena.ladder.config import LadderConfig
 from arena.ladder.server import LadderServer
 from arena.ladder.store import LadderStore, Version, init_ladder
 from arena.league.executors import InProcess
+from arena.league.leaderboard import results_leaderboard
+from arena.league.live_ratings import LiveRatings
+from arena.league.ratings import RatingTable
 from tests.helpers.reports import random_record
 
 
@@ -104,4 +110,32 @@ def test_a_settled_bot_seeds_tables_at_its_share_and_retired_games_are_dropped(
     for _ in range(40):
         game = server._make()
         assert game is not None and versions[1].id not in game.versions
+    store.close()
+
+
+async def test_a_refit_that_fails_is_done_again_from_scratch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, _ = ladder(tmp_path, 2)
+    table = LiveTable(store)
+    for n in range(6):
+        play(store, table, *(("b0@1", "b1@1") if n % 3 else ("b1@1", "b0@1")), n)
+    first = await table.leaderboard()
+    play(store, table, "b1@1", "b0@1", 6)
+    failing = table.standings.live
+    fit = type(failing).table
+
+    def broken(self: LiveRatings) -> RatingTable:
+        if self is failing:
+            raise np.linalg.LinAlgError("Singular matrix")
+        return fit(self)
+
+    monkeypatch.setattr(type(failing), "table", broken)
+    board = await table.leaderboard()
+    assert table.standings.live is not failing  # (started again, from every game)
+    assert board.games == first.games + 1 == 7
+    batch = results_leaderboard(store.results())
+    assert [(r.bot, r.elo, r.games) for r in board.rows] == [
+        (r.bot, r.elo, r.games) for r in batch.rows
+    ]
     store.close()
