@@ -1,6 +1,7 @@
 """A ladder served by a real `arena ladder serve` process on 127.0.0.1: two authors submit
 four bots over HTTP, each is validated in the sandbox and plays; the API's table is the
-journal's (`arena leaderboard DIR`); a new version retires the one before; after `kill -9`
+journal's (`arena leaderboard DIR`); a wrong token is 401 and another author's bot name 403;
+a new version retires the one before; after `kill -9`
 and a restart every game is journaled once and every version is still there."""
 
 from __future__ import annotations
@@ -46,6 +47,21 @@ def test_four_bots_of_two_authors_play_and_the_table_is_the_journals(tmp_path: P
             )
             assert got.status_code == 201, got.text
         until(lambda: all(status(client, bot) == "active" for bot in bots))
+        # A wrong token is 401; another author's bot name is 403; neither is stored.
+        wrong = client.post(
+            "/api/bots",
+            files={"archive": ("bot.tar.gz", archive("z1"))},
+            headers={"Authorization": f"Bearer {tokens['alice']}x"},
+        )
+        assert wrong.status_code == 401 and "not an author's" in wrong.json()["error"]
+        taken = client.post(
+            "/api/bots",
+            files={"archive": ("bot.tar.gz", archive("b1", b"# mine now\n"))},
+            headers={"Authorization": f"Bearer {tokens['alice']}"},
+        )
+        assert taken.status_code == 403 and "belongs to another author (bob)" in taken.text
+        assert client.get("/api/bots/z1").status_code == 404
+        assert [v["label"] for v in client.get("/api/bots/b1").json()["versions"]] == ["b1@1"]
         # `arena submit`: a crashing bot is rejected (exit 1) with its reason; its report
         # is in the ladder's folder.
         crashy = tmp_path / "crashy"
