@@ -76,6 +76,7 @@ import trio  # noqa: E402
 from hypercorn.config import Config as HypercornConfig  # noqa: E402
 from hypercorn.trio import serve  # noqa: E402
 from live_ratings import Clock, fastest, result_columns, synthetic  # noqa: E402
+from matchmaking import table_times  # noqa: E402
 from starlette.applications import Starlette  # noqa: E402
 from starlette.requests import Request  # noqa: E402
 from starlette.responses import Response  # noqa: E402
@@ -83,7 +84,6 @@ from starlette.routing import Route  # noqa: E402
 
 from arena.ladder.archives import VERSIONS, tree_digest  # noqa: E402
 from arena.ladder.config import LadderConfig  # noqa: E402
-from arena.ladder.matchmaking import Entrant, next_table  # noqa: E402
 from arena.ladder.server import LadderServer  # noqa: E402
 from arena.ladder.store import LadderStore, init_ladder  # noqa: E402
 from arena.ladder.validation import SANDBOX, validate  # noqa: E402
@@ -784,28 +784,7 @@ async def bare_latencies(body: bytes, args: argparse.Namespace) -> Latencies:
 def part_table(calls: int) -> list[Row]:
     """The median time of `next_table` among 1,000 bots, beside the one-pass baseline (the
     field and the baseline of bench/matchmaking.py)."""
-    rng = random.Random(7)
-    bots = [
-        Entrant(
-            f"bot{i}",
-            f"author{i // 2}",
-            games=rng.randrange(1000),
-            rating=rng.gauss(0.0, 300.0),
-            error=40.0,
-        )
-        for i in range(1000)
-    ]
-    seats = {2: 1.0, 4: 1.0}
-
-    def choose() -> None:
-        next_table(bots, seats, rng)
-
-    def baseline() -> None:
-        seed = min(bots, key=lambda bot: bot.games)
-        centre = seed.rating or 0.0
-        sorted(bots, key=lambda bot: abs((bot.rating or 0.0) - centre))
-
-    (ours, ours_cpu), (base, base_cpu) = median_times([choose, baseline], calls)
+    (ours, ours_cpu), (base, base_cpu) = table_times(calls)
     print(f"\n3. a table among 1,000 active bots (500 authors, 2 and 4 seats), median of {calls}:")
     print(f"  next_table {ours:.3f} ms (cpu {ours_cpu:.3f}); baseline {base:.3f} ms (cpu ", end="")
     print(f"{base_cpu:.3f}): min by games, a sort by rating distance")
@@ -820,21 +799,6 @@ def part_table(calls: int) -> list[Row]:
             ours < GOAL_TABLE_MS,
         )
     ]
-
-
-def median_times(runs: list[Callable[[], None]], calls: int) -> list[tuple[float, float]]:
-    """Each run's median wall-clock and CPU time in ms over `calls` calls, the runs
-    interleaved in batches of 50 so that a busy machine slows them alike."""
-    times: list[list[tuple[float, float]]] = [[] for _ in runs]
-    batch = 50
-    for _ in range(max(1, calls // batch)):
-        for k, run in enumerate(runs):
-            wall, cpu = time.perf_counter(), time.process_time()
-            for _ in range(batch):
-                run()
-            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-            times[k].append((wall / batch * 1e3, cpu / batch * 1e3))
-    return [(statistics.median(w for w, _ in t), statistics.median(c for _, c in t)) for t in times]
 
 
 # -- part 4: the live table's fits ------------------------------------------------------------
