@@ -15,7 +15,7 @@ import stat
 import subprocess
 import tarfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -169,3 +169,23 @@ def stock(folder: Path, bots: dict[str, str], reason: str = "accepted by the tes
                 stored = store(intake.finish(), folder)
             version, _ = ladder.add_version(bot, authors[author], stored.digest)
             ladder.activate(version.id, reason)
+
+
+def tar_gz(files: Mapping[str, bytes], special: Sequence[tarfile.TarInfo] = ()) -> bytes:
+    """A .tar.gz of `files` (path: bytes, in that order), then the `special` entries (links,
+    hard links: headers without data)."""
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w:gz") as tar:
+        for path, data in files.items():
+            info = tarfile.TarInfo(path)
+            info.size, info.mode = len(data), 0o644
+            tar.addfile(info, io.BytesIO(data))
+        for info in special:
+            tar.addfile(info)
+    return out.getvalue()
+
+
+def tar_link(name: str, target: str, kind: bytes = tarfile.SYMTYPE) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type, info.linkname = kind, target
+    return info

@@ -5,9 +5,7 @@ kept (429); bots, versions, games and the table read back as JSON."""
 
 from __future__ import annotations
 
-import io
 import json
-import tarfile
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -19,24 +17,9 @@ from arena.ladder.api import LiveTable, make_app
 from arena.ladder.config import LadderConfig
 from arena.ladder.store import LadderStore, Version, init_ladder
 from arena.league.leaderboard import results_leaderboard
-from tests.helpers.ladder import same_table
+from tests.helpers.ladder import same_table, tar_gz, tar_link
 from tests.helpers.paths import RANDOM
 from tests.helpers.reports import random_record
-
-
-def tar_gz(files: dict[str, bytes], links: dict[str, str] | None = None) -> bytes:
-    """A .tar.gz of `files` (path: bytes) and symbolic `links` (path: target)."""
-    out = io.BytesIO()
-    with tarfile.open(fileobj=out, mode="w:gz") as tar:
-        for path, data in files.items():
-            info = tarfile.TarInfo(path)
-            info.size, info.mode = len(data), 0o644
-            tar.addfile(info, io.BytesIO(data))
-        for path, target in (links or {}).items():
-            info = tarfile.TarInfo(path)
-            info.type, info.linkname = tarfile.SYMTYPE, target
-            tar.addfile(info)
-    return out.getvalue()
 
 
 def bot_archive(name: str, code: bytes | None = None) -> bytes:
@@ -139,7 +122,11 @@ async def test_hostile_and_bad_archives_are_refused_with_a_sentence(
     toml = b'name = "x"\ncommand = ["python3", "bot.py"]\n'
     cases = {
         "slip": (tar_gz({"bot.toml": toml, "bot.py": b"", "../escaped": b"x"}), 422, "leaves"),
-        "link": (tar_gz({"bot.toml": toml, "bot.py": b""}, {"l": "/etc/passwd"}), 422, "link"),
+        "link": (
+            tar_gz({"bot.toml": toml, "bot.py": b""}, [tar_link("l", "/etc/passwd")]),
+            422,
+            "link",
+        ),
         "no manifest": (tar_gz({"bot.py": b""}), 422, "bot.toml"),
         "not an archive": (b"hello, this is not an archive at all", 422, "gzip"),
         "too large": (b"\x1f\x8b" + bytes(2 << 20), 413, "larger than"),

@@ -1,8 +1,8 @@
 """A ladder served by a real `arena ladder serve` process on 127.0.0.1: two authors submit
 four bots over HTTP, each is validated in the sandbox and plays; the API's table is the
 journal's (`arena leaderboard DIR`); a wrong token is 401 and another author's bot name 403;
-a new version retires the one before; after `kill -9`
-and a restart every game is journaled once and every version is still there."""
+a new version retires the one before; after `kill -9` and a restart every game is journaled
+once and every version is still there."""
 
 from __future__ import annotations
 

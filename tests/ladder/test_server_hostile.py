@@ -17,7 +17,7 @@ import os
 import stat
 import tarfile
 import zipfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import httpx
@@ -26,7 +26,15 @@ import pytest
 
 from arena.ladder.config import LadderConfig
 from arena.ladder.store import LadderStore, init_ladder
-from tests.helpers.ladder import changed_paths, served, tree_snapshot, until, upload
+from tests.helpers.ladder import (
+    changed_paths,
+    served,
+    tar_gz,
+    tar_link,
+    tree_snapshot,
+    until,
+    upload,
+)
 from tests.helpers.paths import RANDOM, TEST_BOTS
 
 pytestmark = pytest.mark.slow  # (a server process, bots validated in the sandbox)
@@ -81,26 +89,6 @@ def manifest(name: str, build: str | None = None) -> bytes:
 def bot(name: str, code: bytes | None = None) -> dict[str, bytes]:
     """A bot's files: its bot.toml and bot.py (the random bot unless `code` is given)."""
     return {"bot.toml": manifest(name), "bot.py": code or (RANDOM / "bot.py").read_bytes()}
-
-
-def tar_gz(files: Mapping[str, bytes], special: Sequence[tarfile.TarInfo] = ()) -> bytes:
-    """A .tar.gz of `files` (path: bytes, in that order), then the `special` entries (links,
-    hard links: headers without data)."""
-    out = io.BytesIO()
-    with tarfile.open(fileobj=out, mode="w:gz") as tar:
-        for path, data in files.items():
-            info = tarfile.TarInfo(path)
-            info.size, info.mode = len(data), 0o644
-            tar.addfile(info, io.BytesIO(data))
-        for info in special:
-            tar.addfile(info)
-    return out.getvalue()
-
-
-def tar_link(name: str, target: str, kind: bytes = tarfile.SYMTYPE) -> tarfile.TarInfo:
-    info = tarfile.TarInfo(name)
-    info.type, info.linkname = kind, target
-    return info
 
 
 def zip_file(files: Mapping[str, bytes], links: Mapping[str, str] | None = None) -> bytes:
