@@ -1,9 +1,9 @@
 """One self-contained HTML file: the page's data, its script and styles, and the chart
 library, all inlined, so that it opens from disk with no network.
 
-The assets are package data (`arena/league/report/assets/`): the page's own `report.js` and
-`report.css`, and uPlot (vendored, MIT, with its licence kept beside it and named in the
-page). The data goes in two `application/json` script elements: the page's data (`Page`
+The assets are package data (`arena/league/report/assets/`): the page's own scripts
+(`SCRIPTS`) and `report.css`, and uPlot (vendored, MIT, with its licence kept beside it and
+named in the page). The data goes in two `application/json` script elements: the page's data (`Page`
 without its replays) and the replays' compressed chunks, which the page decodes only when a
 game is opened. Nothing from the data is ever written into the HTML as markup: the script
 builds the page from it with text nodes, so a bot named `<script>` shows as that name.
@@ -23,6 +23,10 @@ from arena.referee.records import storage_error
 
 ASSETS = "assets"
 UPLOT_VERSION = "1.6.32"
+# The page's own scripts, in the order they load: the shared parts (`dom.js`'s helpers, the
+# card drawing, the rating charts, the replay viewer, which the ladder's pages serve too)
+# and the report's page itself.
+SCRIPTS = ("dom.js", "cards.js", "charts.js", "viewer.js", "report.js")
 
 
 def asset(name: str) -> str:
@@ -67,8 +71,7 @@ def render(page: Page) -> str:
             _script_json(page.replays.chunks),
             "</script>\n<script>\n",
             _inline_script(asset("vendor/uPlot.iife.min.js")),
-            "\n</script>\n<script>\n",
-            _inline_script(asset("report.js")),
+            *(f"\n</script>\n<script>\n{_inline_script(asset(name))}" for name in SCRIPTS),
             "\n</script>\n</body>\n</html>\n",
         ]
     )
