@@ -2,7 +2,7 @@
 library, all inlined, so that it opens from disk with no network.
 
 The assets are package data (`arena/league/report/assets/`): the page's own scripts
-(`SCRIPTS`) and `report.css`, and uPlot (vendored, MIT, with its licence kept beside it and
+(`SCRIPTS`) and styles (`STYLES`), and uPlot (vendored, MIT, with its licence kept beside it and
 named in the page). The data goes in two `application/json` script elements: the page's data (`Page`
 without its replays) and the replays' compressed chunks, which the page decodes only when a
 game is opened. Nothing from the data is ever written into the HTML as markup: the script
@@ -27,6 +27,7 @@ UPLOT_VERSION = "1.6.32"
 # card drawing, the rating charts, the replay viewer, which the ladder's pages serve too)
 # and the report's page itself.
 SCRIPTS = ("dom.js", "cards.js", "charts.js", "viewer.js", "report.js")
+STYLES = ("base.css", "viewer.css", "report.css")  # likewise: shared, then the report's
 
 
 def asset(name: str) -> str:
@@ -62,7 +63,7 @@ def render(page: Page) -> str:
             "-->\n<style>\n",
             asset("vendor/uPlot.min.css"),
             "\n",
-            asset("report.css"),
+            *(asset(name) for name in STYLES),
             "</style>\n</head>\n<body>\n",
             "<noscript>This report needs JavaScript to show its tables and replays.</noscript>\n",
             "<script type='application/json' id='arena-data'>",
